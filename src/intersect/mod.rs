@@ -1,0 +1,1 @@
+//! Static intersection tests, one pair of shapes per file.

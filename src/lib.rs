@@ -1,0 +1,23 @@
+//! # boxtree
+//!
+//! Bounding-volume hierarchies over triangle meshes, and the exact primitive
+//! tests they stand on.
+//!
+//! The crate is layered; each layer uses only the ones above it in this list:
+//!
+//! 1. [`math`]: the `f32` scalar alias and nalgebra types.
+//! 2. [`bounding_volume`] and [`shape`]: plain data ([`Aabb`], [`Obb`],
+//!    [`Sphere`], [`Plane`], [`Ray`], [`Segment`], [`Triangle`]).
+//! 3. [`intersect`] and [`sweep`]: one pair test per file, each citing its source.
+#![deny(missing_docs)]
+#![warn(clippy::all)]
+
+pub mod bounding_volume;
+pub mod intersect;
+pub mod math;
+pub mod shape;
+pub mod sweep;
+
+pub use bounding_volume::{Aabb, CenterExtents, Obb, Sphere};
+pub use math::{Isometry, Matrix, Point, Real, Rotation, Vector};
+pub use shape::{Plane, PlaneError, Ray, Segment, Triangle};

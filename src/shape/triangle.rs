@@ -1,0 +1,83 @@
+//! Triangles as three points, with the derived quantities every test needs.
+
+use crate::bounding_volume::Aabb;
+use crate::math::{Isometry, Point, Real, Vector};
+
+/// A triangle `a, b, c`; its front face winds counter-clockwise (normal `(b − a) × (c − a)`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Triangle {
+    /// First vertex.
+    pub a: Point,
+    /// Second vertex.
+    pub b: Point,
+    /// Third vertex.
+    pub c: Point,
+}
+
+impl Triangle {
+    /// A triangle from its vertices.
+    #[must_use]
+    pub const fn new(a: Point, b: Point, c: Point) -> Self {
+        Self { a, b, c }
+    }
+
+    /// The vertices as an array.
+    #[must_use]
+    pub fn vertices(&self) -> [Point; 3] {
+        [self.a, self.b, self.c]
+    }
+
+    /// The (unnormalised) normal `(b − a) × (c − a)`; its length is twice the area.
+    #[must_use]
+    pub fn scaled_normal(&self) -> Vector {
+        (self.b - self.a).cross(&(self.c - self.a))
+    }
+
+    /// The unit normal, or `None` for a degenerate (zero-area) triangle.
+    #[must_use]
+    pub fn normal(&self) -> Option<Vector> {
+        self.scaled_normal().try_normalize(0.0)
+    }
+
+    /// Area of the triangle.
+    #[must_use]
+    pub fn area(&self) -> Real {
+        0.5 * self.scaled_normal().norm()
+    }
+
+    /// True when the triangle has zero area: its vertices are collinear in floating point.
+    #[must_use]
+    pub fn is_degenerate(&self) -> bool {
+        self.scaled_normal() == Vector::zeros()
+    }
+
+    /// Mean of the three vertices.
+    #[must_use]
+    pub fn centroid(&self) -> Point {
+        Point::from((self.a.coords + self.b.coords + self.c.coords) / 3.0)
+    }
+
+    /// The three edges `b − a`, `c − b`, `a − c`.
+    #[must_use]
+    pub fn edges(&self) -> [Vector; 3] {
+        [self.b - self.a, self.c - self.b, self.a - self.c]
+    }
+
+    /// The point with barycentric coordinates `(1 − u − v, u, v)`.
+    #[must_use]
+    pub fn point_at(&self, u: Real, v: Real) -> Point {
+        self.a + (self.b - self.a) * u + (self.c - self.a) * v
+    }
+
+    /// The axis-aligned box around the triangle.
+    #[must_use]
+    pub fn aabb(&self) -> Aabb {
+        Aabb::new(self.a.inf(&self.b).inf(&self.c), self.a.sup(&self.b).sup(&self.c))
+    }
+
+    /// This triangle moved by a rigid motion.
+    #[must_use]
+    pub fn transformed(&self, iso: &Isometry) -> Triangle {
+        Triangle::new(iso * self.a, iso * self.b, iso * self.c)
+    }
+}

@@ -1,0 +1,1 @@
+//! Moving-object tests that report contact times within one frame.
