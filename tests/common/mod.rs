@@ -1,7 +1,7 @@
 //! Seeded generators and proptest strategies shared by the integration tests.
 #![allow(dead_code)]
 
-use boxtree::math::{Isometry, Matrix, Point, Real, Rotation, Vector};
+use boxtree::math::{Isometry, Matrix, Point, Real, Rotation, Vector, nalgebra};
 use proptest::prelude::*;
 
 /// A point with coordinates in `[-extent, extent]`.
