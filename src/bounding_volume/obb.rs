@@ -79,9 +79,11 @@ impl Obb {
     /// Squared distance from `p` to the box (0 inside).
     #[must_use]
     pub fn distance_squared(&self, p: &Point) -> Real {
+        // Through the clamped point rather than `max(|x| - h, 0)`, so that a NaN
+        // coordinate propagates to a NaN distance (no overlap) instead of 0.
         let l = self.to_local(p);
-        l.zip_map(&self.half_extents, |x, h| (x.abs() - h).max(0.0))
-            .norm_squared()
+        let clamped = l.zip_map(&self.half_extents, |x, h| x.clamp(-h, h));
+        (l - clamped).norm_squared()
     }
 
     /// The smallest axis-aligned box containing this box: half-extent `|R| h`.

@@ -1,5 +1,25 @@
 //! Static intersection tests, one pair of shapes per file, named in argument order.
 
+mod box_plane;
+mod obb_obb;
+mod point_triangle;
 mod polytope_sat;
+mod ray_triangle;
+mod segment_aabb;
+mod segment_obb;
+mod sphere_box;
+mod triangle_box;
+mod triangle_sphere;
+mod triangle_triangle;
 
+pub use box_plane::{PlaneSide, aabb_plane_side, obb_plane_side};
+pub use obb_obb::{PARALLEL_EPSILON, boxes_overlap};
+pub use point_triangle::{TriangleClosestPoint, closest_point_on_triangle};
 pub use polytope_sat::{ConvexPolytope, polytopes_overlap};
+pub use ray_triangle::{FaceCulling, TriangleHit, WatertightRay, ray_triangle, segment_triangle};
+pub use segment_aabb::{RayBoxHit, ray_aabb, segment_aabb, segment_overlaps_aabb};
+pub use segment_obb::{ray_obb, segment_obb, segment_overlaps_obb};
+pub use sphere_box::{sphere_overlaps_aabb, sphere_overlaps_obb};
+pub use triangle_box::{triangle_overlaps_aabb, triangle_overlaps_obb};
+pub use triangle_sphere::triangle_overlaps_sphere;
+pub use triangle_triangle::triangles_overlap;

@@ -1,0 +1,111 @@
+//! Deterministic workloads and the side-by-side runner shared by the benches.
+//! Inputs are generated outside the timed closures.
+#![allow(dead_code)]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use boxtree::math::{Point, Real, Rotation, Vector, nalgebra};
+use criterion::{Criterion, Throughput};
+
+/// A tiny deterministic generator (SplitMix64).
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub fn range(&mut self, lo: Real, hi: Real) -> Real {
+        let unit = (self.next_u64() >> 40) as Real / (1u64 << 24) as Real;
+        lo + (hi - lo) * unit
+    }
+
+    /// A point uniform in `[-extent, extent]³`.
+    pub fn point(&mut self, extent: Real) -> Point {
+        Point::new(self.range(-extent, extent), self.range(-extent, extent), self.range(-extent, extent))
+    }
+
+    /// A vector with components uniform in `[lo, hi)`.
+    pub fn vector(&mut self, lo: Real, hi: Real) -> Vector {
+        Vector::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
+    }
+
+    /// A uniformly distributed rotation.
+    pub fn rotation(&mut self) -> Rotation {
+        loop {
+            let q = nalgebra::Quaternion::new(
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+            );
+            if q.norm() > 0.1 {
+                return Rotation::from_quaternion(q);
+            }
+        }
+    }
+}
+
+/// parry3d's vector for one of ours.
+pub fn pv(v: &Vector) -> parry3d::math::Vector {
+    parry3d::math::Vector::new(v.x, v.y, v.z)
+}
+
+/// parry3d's vector for one of our points.
+pub fn pp(p: &Point) -> parry3d::math::Vector {
+    pv(&p.coords)
+}
+
+/// parry3d's rotation for one of ours.
+pub fn prot(r: &Rotation) -> parry3d::math::Rotation {
+    let q = r.quaternion();
+    parry3d::math::Rotation::from_xyzw(q.i, q.j, q.k, q.w)
+}
+
+/// Median nanoseconds per item of `run` (which processes `items` items per call).
+fn median_ns_per_item(run: &mut dyn FnMut() -> usize, items: usize) -> f64 {
+    let mut samples: Vec<f64> = (0..31)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(run());
+            start.elapsed().as_nanos() as f64 / items as f64
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// Benchmarks boxtree and parry3d on the same inputs in one criterion group,
+/// checks they agree on the answer count, and prints the median ratio.
+///
+/// Each closure runs the whole input set once and returns how many inputs
+/// were hits/overlaps, so the work cannot be optimised away and both sides
+/// are seen to answer the same question.
+pub fn side_by_side(
+    c: &mut Criterion,
+    name: &str,
+    items: usize,
+    mut ours: impl FnMut() -> usize,
+    mut parry: impl FnMut() -> usize,
+) {
+    let (ours_count, parry_count) = (ours(), parry());
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Elements(items as u64));
+    group.bench_function("boxtree", |b| b.iter(|| black_box(ours())));
+    group.bench_function("parry3d", |b| b.iter(|| black_box(parry())));
+    group.finish();
+    let ours_ns = median_ns_per_item(&mut ours, items);
+    let parry_ns = median_ns_per_item(&mut parry, items);
+    println!(
+        "side-by-side {name}: boxtree {ours_ns:.2} ns/query, parry3d {parry_ns:.2} ns/query, \
+         speed-up {:.2}x (hits: boxtree {ours_count}, parry3d {parry_count} of {items})",
+        parry_ns / ours_ns
+    );
+}
