@@ -13,6 +13,7 @@
 #![warn(clippy::all)]
 
 pub mod bounding_volume;
+pub mod fit;
 pub mod intersect;
 pub mod math;
 pub mod shape;
@@ -21,3 +22,7 @@ pub mod sweep;
 pub use bounding_volume::{Aabb, CenterExtents, Obb, Sphere};
 pub use math::{Isometry, Matrix, Point, Real, Rotation, Vector};
 pub use shape::{Plane, PlaneError, Ray, Segment, Triangle};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
