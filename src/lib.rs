@@ -9,6 +9,11 @@
 //! 2. [`bounding_volume`] and [`shape`]: plain data ([`Aabb`], [`Obb`],
 //!    [`Sphere`], [`Plane`], [`Ray`], [`Segment`], [`Triangle`]).
 //! 3. [`intersect`] and [`sweep`]: one pair test per file, each citing its source.
+//! 4. [`fit`]: bounding-volume construction (hulls, spheres, OBBs).
+//!
+//! Types are re-exported at the crate root; the tests themselves are called
+//! through their layer (`boxtree::intersect::segment_triangle`,
+//! `boxtree::sweep::sweep_sphere_plane`), so a call names what it does.
 #![deny(missing_docs)]
 #![warn(clippy::all)]
 
@@ -19,9 +24,10 @@ pub mod math;
 pub mod shape;
 pub mod sweep;
 
-pub use bounding_volume::{Aabb, CenterExtents, Obb, Sphere};
+pub use bounding_volume::{Aabb, CenterExtents, Kdop, Kdop6, Kdop14, Kdop18, Kdop26, Obb, Sphere};
 pub use math::{Isometry, Matrix, Point, Real, Rotation, Vector};
 pub use shape::{Plane, PlaneError, Ray, Segment, Triangle};
+pub use sweep::{SpherePlaneHit, SweepHit};
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -1,1 +1,36 @@
 //! Moving-object tests that report contact times within one frame.
+//!
+//! Each object moves linearly during the frame: its position at time
+//! `u ∈ [0, 1]` is its start position plus `u` times its displacement (its
+//! *motion*). Contact is inclusive (touching counts) and every reported time
+//! lies in `[0, 1]`; contacts before or after the frame are not reported.
+//! Non-finite input (NaN or ±inf anywhere) gives `None`.
+//!
+//! The tests follow Gomez, "Simple Intersection Tests for Games" (Gamasutra,
+//! 1999) and Ericson, *Real-Time Collision Detection* §5.5, with the known bugs
+//! of their listings fixed (contacts outside the frame, contacts while moving
+//! apart, divisions by zero for still or parallel motion, strict comparisons
+//! that miss touching, the back side of a plane).
+
+use crate::math::Real;
+
+mod aabb_aabb;
+mod sphere_plane;
+mod sphere_sphere;
+
+pub use aabb_aabb::sweep_aabb_aabb;
+pub use sphere_plane::{SpherePlaneHit, sweep_sphere_plane};
+pub use sphere_sphere::sweep_sphere_sphere;
+
+/// First and last contact times of two moving objects within one frame.
+///
+/// Always `0 ≤ first ≤ last ≤ 1`; the objects touch or overlap at every time
+/// of `[first, last]` (the contact set of two convex objects in linear motion
+/// is one interval) and at no other time of the frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweepHit {
+    /// Time of first contact, clipped to the start of the frame.
+    pub first: Real,
+    /// Time of last contact, clipped to the end of the frame.
+    pub last: Real,
+}
