@@ -21,10 +21,12 @@ pub mod bounding_volume;
 pub mod fit;
 pub mod intersect;
 pub mod math;
+pub mod mesh;
 pub mod shape;
 pub mod sweep;
 
 pub use bounding_volume::{Aabb, CenterExtents, Kdop, Kdop6, Kdop14, Kdop18, Kdop26, Obb, Sphere};
+pub use mesh::{MeshError, MeshReport, TriMesh, TriangleId};
 pub use math::{Isometry, Matrix, Point, Real, Rotation, Vector};
 pub use shape::{Plane, PlaneError, Ray, Segment, Triangle};
 pub use sweep::{SpherePlaneHit, SweepHit};

@@ -1,0 +1,184 @@
+//! Triangle-soup meshes: vertex positions and index triples, validated once at
+//! construction so that every later query can trust them.
+
+mod error;
+
+pub use error::MeshError;
+
+use crate::bounding_volume::Aabb;
+use crate::math::{Point, Real};
+use crate::shape::Triangle;
+
+/// Index of a triangle in its mesh (the order the caller gave).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TriangleId(pub u32);
+
+impl TriangleId {
+    /// The index as `usize`.
+    #[must_use]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A validated triangle soup: finite vertices, in-range indices, at least one triangle.
+///
+/// Zero-area triangles are kept (so triangle ids stay those of the input) but
+/// counted in [`MeshReport`]; trees never report hits or contacts on them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TriMesh {
+    vertices: Vec<Point>,
+    indices: Vec<[u32; 3]>,
+}
+
+/// What validation found in a mesh that is nonetheless usable.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshReport {
+    /// Number of vertices.
+    pub vertex_count: usize,
+    /// Number of triangles.
+    pub triangle_count: usize,
+    /// Triangles with zero area (collinear or repeated vertices).
+    pub degenerate_triangles: usize,
+    /// Vertices that no triangle uses.
+    pub unused_vertices: usize,
+    /// Total surface area.
+    pub surface_area: Real,
+}
+
+impl TriMesh {
+    /// Validates and takes ownership of the buffers.
+    ///
+    /// Errors name the first offending vertex or triangle: a non-finite
+    /// coordinate, an index out of range, an empty mesh, or more vertices than
+    /// `u32` indices can address.
+    pub fn new(vertices: Vec<Point>, indices: Vec<[u32; 3]>) -> Result<TriMesh, MeshError> {
+        if indices.is_empty() {
+            return Err(MeshError::Empty);
+        }
+        if u32::try_from(vertices.len()).is_err() || u32::try_from(indices.len()).is_err() {
+            return Err(MeshError::TooLarge {
+                vertices: vertices.len(),
+                triangles: indices.len(),
+            });
+        }
+        if let Some(vertex) = vertices
+            .iter()
+            .position(|v| !v.coords.iter().all(|c| c.is_finite()))
+        {
+            return Err(MeshError::NonFiniteVertex {
+                vertex,
+                position: [vertices[vertex].x, vertices[vertex].y, vertices[vertex].z],
+            });
+        }
+        let count = vertices.len();
+        for (triangle, tri) in indices.iter().enumerate() {
+            if let Some(&index) = tri.iter().find(|&&i| i as usize >= count) {
+                return Err(MeshError::IndexOutOfRange {
+                    triangle,
+                    index,
+                    vertex_count: count,
+                });
+            }
+        }
+        Ok(TriMesh { vertices, indices })
+    }
+
+    /// Validates copies of the caller's buffers (which stay untouched).
+    pub fn from_slices(vertices: &[Point], indices: &[[u32; 3]]) -> Result<TriMesh, MeshError> {
+        TriMesh::new(vertices.to_vec(), indices.to_vec())
+    }
+
+    /// The vertex positions.
+    #[must_use]
+    pub fn vertices(&self) -> &[Point] {
+        &self.vertices
+    }
+
+    /// The index triples, one per triangle.
+    #[must_use]
+    pub fn indices(&self) -> &[[u32; 3]] {
+        &self.indices
+    }
+
+    /// Number of triangles.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.indices.len()
+    }
+
+    /// Always false: a validated mesh has at least one triangle.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+
+    /// Triangle `id` as three points.
+    #[must_use]
+    pub fn triangle(&self, id: TriangleId) -> Triangle {
+        let [a, b, c] = self.indices[id.index()];
+        Triangle::new(
+            self.vertices[a as usize],
+            self.vertices[b as usize],
+            self.vertices[c as usize],
+        )
+    }
+
+    /// Every triangle, in id order.
+    pub fn triangles(&self) -> impl ExactSizeIterator<Item = Triangle> + '_ {
+        (0..self.indices.len() as u32).map(|i| self.triangle(TriangleId(i)))
+    }
+
+    /// The box around every vertex that a triangle uses.
+    #[must_use]
+    pub fn aabb(&self) -> Aabb {
+        self.triangles()
+            .fold(Aabb::EMPTY, |b, t| b.union(&t.aabb()))
+    }
+
+    /// Replaces the vertex positions (same count, same triangles), for
+    /// deforming meshes whose trees are then refitted.
+    pub fn set_vertices(&mut self, vertices: Vec<Point>) -> Result<(), MeshError> {
+        if vertices.len() != self.vertices.len() {
+            return Err(MeshError::VertexCountChanged {
+                expected: self.vertices.len(),
+                found: vertices.len(),
+            });
+        }
+        if let Some(vertex) = vertices
+            .iter()
+            .position(|v| !v.coords.iter().all(|c| c.is_finite()))
+        {
+            return Err(MeshError::NonFiniteVertex {
+                vertex,
+                position: [vertices[vertex].x, vertices[vertex].y, vertices[vertex].z],
+            });
+        }
+        self.vertices = vertices;
+        Ok(())
+    }
+
+    /// Counts of degenerate triangles and unused vertices, and the surface area.
+    #[must_use]
+    pub fn report(&self) -> MeshReport {
+        let mut used = vec![false; self.vertices.len()];
+        let mut degenerate_triangles = 0;
+        let mut surface_area = 0.0;
+        for (tri, idx) in self.triangles().zip(&self.indices) {
+            for &i in idx {
+                used[i as usize] = true;
+            }
+            if tri.is_degenerate() {
+                degenerate_triangles += 1;
+            }
+            surface_area += tri.area();
+        }
+        MeshReport {
+            vertex_count: self.vertices.len(),
+            triangle_count: self.indices.len(),
+            degenerate_triangles,
+            unused_vertices: used.iter().filter(|u| !**u).count(),
+            surface_area,
+        }
+    }
+}
