@@ -18,6 +18,7 @@
 #![warn(clippy::all)]
 
 pub mod bounding_volume;
+pub mod bvh;
 pub mod fit;
 pub mod intersect;
 pub mod math;
@@ -26,7 +27,8 @@ pub mod shape;
 pub mod sweep;
 
 pub use bounding_volume::{Aabb, CenterExtents, Kdop, Kdop6, Kdop14, Kdop18, Kdop26, Obb, Sphere};
-pub use mesh::{MeshError, MeshReport, TriMesh, TriangleId};
+pub use mesh::{MeshError, MeshFormat, MeshReport, TriMesh, TriangleId};
+pub use bvh::{AabbTree, BoundingVolume, BuildOptions, Bvh, KdopTree, ObbTree, SphereTree};
 pub use math::{Isometry, Matrix, Point, Real, Rotation, Vector};
 pub use shape::{Plane, PlaneError, Ray, Segment, Triangle};
 pub use sweep::{SpherePlaneHit, SweepHit};

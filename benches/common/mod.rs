@@ -69,15 +69,16 @@ pub fn prot(r: &Rotation) -> parry3d::math::Rotation {
     parry3d::math::Rotation::from_xyzw(q.i, q.j, q.k, q.w)
 }
 
-/// Median nanoseconds per item of `run` (which processes `items` items per call).
+/// Median nanoseconds per item of `run` (which processes `items` items per
+/// call): up to 31 calls, fewer when each takes long (at least 3, about 3 s).
 fn median_ns_per_item(run: &mut dyn FnMut() -> usize, items: usize) -> f64 {
-    let mut samples: Vec<f64> = (0..31)
-        .map(|_| {
-            let start = Instant::now();
-            black_box(run());
-            start.elapsed().as_nanos() as f64 / items as f64
-        })
-        .collect();
+    let budget = Instant::now();
+    let mut samples = Vec::new();
+    while samples.len() < 31 && (samples.len() < 3 || budget.elapsed().as_secs_f64() < 3.0) {
+        let start = Instant::now();
+        black_box(run());
+        samples.push(start.elapsed().as_nanos() as f64 / items as f64);
+    }
     samples.sort_by(f64::total_cmp);
     samples[samples.len() / 2]
 }
@@ -96,16 +97,33 @@ pub fn side_by_side(
     mut parry: impl FnMut() -> usize,
 ) {
     let (ours_count, parry_count) = (ours(), parry());
-    let mut group = c.benchmark_group(name);
-    group.throughput(Throughput::Elements(items as u64));
-    group.bench_function("boxtree", |b| b.iter(|| black_box(ours())));
-    group.bench_function("parry3d", |b| b.iter(|| black_box(parry())));
-    group.finish();
-    let ours_ns = median_ns_per_item(&mut ours, items);
-    let parry_ns = median_ns_per_item(&mut parry, items);
+    let (ours_ns, parry_ns) = time_both(c, name, items, &mut ours, &mut parry);
     println!(
         "side-by-side {name}: boxtree {ours_ns:.2} ns/query, parry3d {parry_ns:.2} ns/query, \
          speed-up {:.2}x (hits: boxtree {ours_count}, parry3d {parry_count} of {items})",
         parry_ns / ours_ns
     );
+}
+
+/// Runs both closures in one criterion group (throughput `items`) and
+/// returns their median nanoseconds per item, measured again outside criterion
+/// so the ratio can be printed in the same run.
+pub fn time_both(
+    c: &mut Criterion,
+    name: &str,
+    items: usize,
+    ours: &mut dyn FnMut() -> usize,
+    parry: &mut dyn FnMut() -> usize,
+) -> (f64, f64) {
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Elements(items as u64));
+    group.bench_function("boxtree", |b| b.iter(|| black_box(ours())));
+    group.bench_function("parry3d", |b| b.iter(|| black_box(parry())));
+    group.finish();
+    (median_ns_per_item(ours, items), median_ns_per_item(parry, items))
+}
+
+/// Median milliseconds of one call of `run` (for builds: no criterion group).
+pub fn median_ms(run: &mut dyn FnMut() -> usize) -> f64 {
+    median_ns_per_item(run, 1) / 1e6
 }

@@ -2,6 +2,7 @@
 //! construction so that every later query can trust them.
 
 mod error;
+mod procedural;
 
 pub use error::MeshError;
 

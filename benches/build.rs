@@ -1,0 +1,84 @@
+//! Tree build time and memory: boxtree's AABB and OBB trees, serial and
+//! parallel, beside parry3d's `TriMesh::new` (which builds its BVH) on the
+//! same meshes in the same run.
+//!
+//! Run with `cargo bench --bench build`. Each mesh prints one line per tree
+//! with the median build time, bytes per triangle, SAH cost and the speed-up
+//! over parry3d; criterion records the same builds.
+
+mod common;
+
+use std::hint::black_box;
+
+use boxtree::bvh::{BoundingVolume, BuildOptions};
+use boxtree::{AabbTree, Bvh, ObbTree, Point, TriMesh};
+use common::{median_ms, pp};
+use criterion::{Criterion, criterion_group, criterion_main};
+
+fn workloads() -> Vec<(String, TriMesh)> {
+    let mut meshes: Vec<(String, TriMesh)> = [71u32, 224, 707]
+        .iter()
+        .map(|&cells| {
+            let mesh = TriMesh::terrain(cells, 1000.0, 40.0, 1);
+            (format!("terrain {}k", mesh.len() / 1000), mesh)
+        })
+        .collect();
+    meshes.push(("icosphere 82k".into(), TriMesh::icosphere(Point::origin(), 1.0, 6)));
+    for name in ["bunny", "env", "rob"] {
+        let path = format!("{}/tests/data/{name}.obj", env!("CARGO_MANIFEST_DIR"));
+        match TriMesh::load(&path) {
+            Ok(mesh) => meshes.push((name.into(), mesh)),
+            Err(e) => eprintln!("skipping {name}: {e}"),
+        }
+    }
+    meshes
+}
+
+fn parry_build(mesh: &TriMesh) -> usize {
+    let vertices = mesh.vertices().iter().map(pp).collect();
+    let indices = mesh.indices().to_vec();
+    parry3d::shape::TriMesh::new(vertices, indices).expect("valid mesh").num_triangles()
+}
+
+fn ours<V: BoundingVolume>(mesh: &TriMesh, options: &BuildOptions) -> usize {
+    // Validation of the buffers is part of the cost, as parry3d's constructor copies and checks them too.
+    let mesh = TriMesh::new(mesh.vertices().to_vec(), mesh.indices().to_vec()).expect("valid mesh");
+    Bvh::<V>::build(&mesh, options).nodes().len()
+}
+
+fn build(c: &mut Criterion) {
+    for (name, mesh) in workloads() {
+        let parry_ms = median_ms(&mut || parry_build(black_box(&mesh)));
+        let configs: [(&str, BuildOptions, bool); 4] = [
+            ("aabb sah serial", BuildOptions::sah().serial(), true),
+            ("aabb sah parallel", BuildOptions { parallel: true, ..BuildOptions::sah() }, true),
+            ("obb gottschalk serial", BuildOptions::gottschalk().serial(), false),
+            ("obb gottschalk parallel", BuildOptions { parallel: true, ..BuildOptions::gottschalk() }, false),
+        ];
+        let mut group = c.benchmark_group(format!("build/{name}"));
+        group.sample_size(10);
+        group.bench_function("parry3d TriMesh::new", |b| b.iter(|| parry_build(black_box(&mesh))));
+        for (label, options, is_aabb) in configs {
+            let run = |m: &TriMesh| if is_aabb { ours::<boxtree::Aabb>(m, &options) } else { ours::<boxtree::Obb>(m, &options) };
+            group.bench_function(label, |b| b.iter(|| run(black_box(&mesh))));
+            let ms = median_ms(&mut || run(black_box(&mesh)));
+            let (bytes, sah) = if is_aabb {
+                let s = AabbTree::build(&mesh, &options).stats();
+                (s.bytes_per_triangle, s.sah_cost)
+            } else {
+                let s = ObbTree::build(&mesh, &options).stats();
+                (s.bytes_per_triangle, s.sah_cost)
+            };
+            println!(
+                "build {name} ({} triangles) {label}: {ms:.2} ms, {bytes:.1} bytes/triangle, SAH cost {sah:.1}; \
+                 parry3d TriMesh::new {parry_ms:.2} ms; speed-up {:.2}x",
+                mesh.len(),
+                parry_ms / ms
+            );
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, build);
+criterion_main!(benches);

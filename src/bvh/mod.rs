@@ -1,0 +1,88 @@
+//! One bounding-volume hierarchy, generic over the volume: AABB, OBB, sphere
+//! and k-DOP trees share build, refit, validation and traversal code.
+//!
+//! The tree knows volumes and triangle ids only; the geometry of a query
+//! arrives as closures (see [`Bvh::traverse`]), so one engine serves every
+//! query in `crate::query`.
+
+mod build;
+mod node;
+mod options;
+mod refit;
+mod stats;
+mod traverse;
+mod validate;
+mod volume;
+
+pub use node::{Node, NodeId, NodeKind};
+pub use options::{BuildOptions, SplitRule};
+pub use stats::TreeStats;
+pub use traverse::Visit;
+pub use validate::ValidationError;
+pub use volume::{BoundingVolume, ObbFit};
+
+use crate::bounding_volume::{Aabb, Kdop18, Obb, Sphere};
+use crate::mesh::TriangleId;
+
+/// A flattened bounding-volume hierarchy over the triangles of one mesh.
+///
+/// Immutable after [`Bvh::build`] except through [`Bvh::refit`]; every query
+/// takes `&self` and keeps its state on its own stack, so a tree can be
+/// shared between threads freely.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bvh<V> {
+    /// Nodes in depth-first preorder; the root is node 0.
+    nodes: Vec<Node<V>>,
+    /// Triangle ids in leaf order: leaf `(first, count)` owns `order[first .. first + count]`.
+    order: Vec<u32>,
+}
+
+/// An AABB tree (build it with [`BuildOptions::sah`]).
+pub type AabbTree = Bvh<Aabb>;
+/// A Gottschalk OBB tree (build it with [`BuildOptions::gottschalk`]).
+pub type ObbTree = Bvh<Obb>;
+/// A bounding-sphere tree.
+pub type SphereTree = Bvh<Sphere>;
+/// An 18-DOP tree.
+pub type KdopTree = Bvh<Kdop18>;
+
+impl<V: BoundingVolume> Bvh<V> {
+    /// All nodes in depth-first preorder; the root is first.
+    #[must_use]
+    pub fn nodes(&self) -> &[Node<V>] {
+        &self.nodes
+    }
+
+    /// The node `id`.
+    #[must_use]
+    #[inline(always)]
+    pub fn node(&self, id: NodeId) -> &Node<V> {
+        &self.nodes[id.index()]
+    }
+
+    /// The root volume, bounding the whole mesh.
+    #[must_use]
+    pub fn root_volume(&self) -> &V {
+        &self.nodes[0].volume
+    }
+
+    /// Triangle ids in leaf order.
+    #[must_use]
+    pub fn leaf_order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// The triangles of the leaf range `first .. first + count`.
+    #[inline(always)]
+    pub fn leaf_triangles(&self, first: u32, count: u32) -> impl Iterator<Item = TriangleId> + '_ {
+        self.order[first as usize..(first + count) as usize]
+            .iter()
+            .map(|&i| TriangleId(i))
+    }
+
+    /// Number of triangles the tree was built over.
+    #[must_use]
+    pub fn triangle_count(&self) -> usize {
+        self.order.len()
+    }
+}

@@ -1,0 +1,83 @@
+//! Build settings as a plain struct with named presets.
+
+use crate::bvh::ObbFit;
+
+/// How a node's triangles are divided between its two children.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitRule {
+    /// Binned surface-area heuristic over triangle centroids (Wald, "On fast
+    /// construction of SAH-based bounding volume hierarchies", 2007): best for
+    /// raycasts. `bins` candidate planes per axis.
+    Sah {
+        /// Number of bins per axis (clamped to 2..=64).
+        bins: u32,
+    },
+    /// Gottschalk, Lin, Manocha (1996): the plane through the mean of the
+    /// centroids, perpendicular to the node volume's longest axis; if one side
+    /// is empty, the next axis; then a median split.
+    MeanAlongLongestAxis,
+}
+
+/// Settings for [`crate::bvh::Bvh::build`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BuildOptions {
+    /// How nodes are split.
+    pub split: SplitRule,
+    /// Largest number of triangles in a leaf (at least 1). With SAH, smaller
+    /// leaves may still be chosen when they are cheaper.
+    pub max_leaf_size: u32,
+    /// How OBB nodes are oriented (ignored by other volumes).
+    pub obb_fit: ObbFit,
+    /// Build subtrees on several threads (needs the `parallel` feature; the
+    /// result is identical to the serial build).
+    pub parallel: bool,
+}
+
+impl BuildOptions {
+    /// The AABB-tree preset: binned SAH with 16 bins, leaves of up to 4 triangles.
+    #[must_use]
+    pub fn sah() -> Self {
+        BuildOptions {
+            split: SplitRule::Sah { bins: 16 },
+            max_leaf_size: 4,
+            obb_fit: ObbFit::Triangles,
+            parallel: cfg!(feature = "parallel"),
+        }
+    }
+
+    /// The OBB-tree preset of Gottschalk et al.: mean split along the longest
+    /// box axis, one triangle per leaf, boxes from the triangles' covariance.
+    #[must_use]
+    pub fn gottschalk() -> Self {
+        BuildOptions {
+            split: SplitRule::MeanAlongLongestAxis,
+            max_leaf_size: 1,
+            obb_fit: ObbFit::Triangles,
+            parallel: cfg!(feature = "parallel"),
+        }
+    }
+
+    /// This preset built on one thread.
+    #[must_use]
+    pub fn serial(self) -> Self {
+        BuildOptions {
+            parallel: false,
+            ..self
+        }
+    }
+
+    /// This preset with a different leaf size.
+    #[must_use]
+    pub fn with_max_leaf_size(self, max_leaf_size: u32) -> Self {
+        BuildOptions {
+            max_leaf_size,
+            ..self
+        }
+    }
+
+    /// This preset with a different OBB orientation rule.
+    #[must_use]
+    pub fn with_obb_fit(self, obb_fit: ObbFit) -> Self {
+        BuildOptions { obb_fit, ..self }
+    }
+}

@@ -1,0 +1,102 @@
+//! Structural and geometric checks of a built tree, used after every build in the tests.
+
+use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind};
+use crate::math::Real;
+use crate::mesh::{TriMesh, TriangleId};
+
+/// The first thing found wrong with a tree.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValidationError {
+    /// The tree has no nodes, or a different triangle count than the mesh.
+    WrongSize {
+        /// Triangles in the mesh.
+        mesh: usize,
+        /// Triangles in the tree.
+        tree: usize,
+    },
+    /// A triangle is missing from the leaves or appears more than once.
+    TriangleCount {
+        /// The triangle.
+        triangle: u32,
+        /// How often it appears.
+        seen: usize,
+    },
+    /// A link points outside the node array, or a node is reached twice or never.
+    BadLink {
+        /// The node.
+        node: u32,
+    },
+    /// A vertex of a triangle in the subtree lies outside the node's volume.
+    NotBounded {
+        /// The node.
+        node: u32,
+        /// The escaping triangle.
+        triangle: u32,
+    },
+}
+
+impl<V: BoundingVolume> Bvh<V> {
+    /// Checks that every triangle appears exactly once, every node is reached
+    /// exactly once, and every node's volume contains every vertex of every
+    /// triangle below it (within a rounding tolerance of `1e-5` of the mesh
+    /// size). O(n · depth).
+    pub fn validate(&self, mesh: &TriMesh) -> Result<(), ValidationError> {
+        if self.nodes.is_empty() || self.order.len() != mesh.len() {
+            return Err(ValidationError::WrongSize {
+                mesh: mesh.len(),
+                tree: self.order.len(),
+            });
+        }
+        let mut seen = vec![0usize; mesh.len()];
+        for &t in &self.order {
+            seen[t as usize] += 1;
+        }
+        if let Some(t) = seen.iter().position(|&s| s != 1) {
+            return Err(ValidationError::TriangleCount {
+                triangle: t as u32,
+                seen: seen[t],
+            });
+        }
+        let scale = mesh.aabb().extents().amax().max(Real::MIN_POSITIVE);
+        let tolerance = 1e-5 * scale;
+        let mut reached = vec![false; self.nodes.len()];
+        // Each stack entry: a node and the ancestors whose volumes must contain its triangles.
+        let mut stack: Vec<(NodeId, Vec<NodeId>)> = vec![(NodeId::ROOT, Vec::new())];
+        while let Some((id, mut ancestors)) = stack.pop() {
+            if id.index() >= self.nodes.len() || std::mem::replace(&mut reached[id.index()], true) {
+                return Err(ValidationError::BadLink { node: id.0 });
+            }
+            ancestors.push(id);
+            match self.node(id).kind(id) {
+                NodeKind::Inner { left, right } => {
+                    stack.push((right, ancestors.clone()));
+                    stack.push((left, ancestors));
+                }
+                NodeKind::Leaf { first, count } => {
+                    if (first + count) as usize > self.order.len() {
+                        return Err(ValidationError::BadLink { node: id.0 });
+                    }
+                    for triangle in self.leaf_triangles(first, count) {
+                        let vertices = mesh.triangle(triangle).vertices();
+                        for &a in &ancestors {
+                            let volume = &self.node(a).volume;
+                            if !vertices
+                                .iter()
+                                .all(|v| volume.contains_point_within(v, tolerance))
+                            {
+                                return Err(ValidationError::NotBounded {
+                                    node: a.0,
+                                    triangle: TriangleId::index(triangle) as u32,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(node) = reached.iter().position(|r| !r) {
+            return Err(ValidationError::BadLink { node: node as u32 });
+        }
+        Ok(())
+    }
+}

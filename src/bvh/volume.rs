@@ -1,0 +1,219 @@
+//! The bounding-volume trait that lets one tree serve AABBs, OBBs, spheres and k-DOPs.
+//!
+//! A tree needs four things of its volumes: a fit around a set of triangles,
+//! a way to refit a parent from its children after vertices move (van den
+//! Bergen, JGT 1997), a size to compare (surface area, for statistics and
+//! SAH cost) and the principal directions along which to split a node
+//! (Gottschalk 1996 splits along the longest axis of the node's own box).
+
+use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, Sphere};
+use crate::fit::{
+    CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, ritter_sphere,
+};
+use crate::math::{Matrix, Point, Real, Vector};
+use crate::shape::Triangle;
+
+/// How an OBB tree orients each node's box.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ObbFit {
+    /// Area-weighted covariance of the node's triangles themselves (fast; the default).
+    #[default]
+    Triangles,
+    /// Area-weighted covariance of the convex hull of the node's vertices,
+    /// as in the OBBTree paper (slower; insensitive to interior detail).
+    Hull,
+}
+
+/// A bounding volume a [`crate::bvh::Bvh`] can be built from.
+pub trait BoundingVolume: Copy + std::fmt::Debug + Send + Sync + 'static {
+    /// A volume containing every vertex of `triangles` (non-empty).
+    /// Zero-area triangles are contained but must not orient the volume.
+    fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self;
+
+    /// A volume containing both children's volumes, for bottom-up refit.
+    /// `self` is the old parent, whose shape (axes) may be kept.
+    fn refit_parent(&self, left: &Self, right: &Self) -> Self;
+
+    /// A leaf's volume after its triangles moved; `self` is the old volume.
+    fn refit_leaf(&self, triangles: &[Triangle]) -> Self {
+        Self::fit(triangles, ObbFit::Triangles)
+    }
+
+    /// Surface area (statistics, SAH cost).
+    fn surface_area(&self) -> Real;
+
+    /// Enclosed volume (statistics, fitting-quality reports).
+    fn volume(&self) -> Real;
+
+    /// True when `p` is inside, allowing `tolerance` (absolute) for rounding.
+    fn contains_point_within(&self, p: &Point, tolerance: Real) -> bool;
+
+    /// The split directions of this volume, longest extent first.
+    fn split_axes(&self) -> [Vector; 3];
+
+    /// The axis-aligned box around the volume.
+    fn to_aabb(&self) -> Aabb;
+}
+
+fn axes_by_extent(axes: &Matrix, half_extents: &Vector) -> [Vector; 3] {
+    let mut order = [0usize, 1, 2];
+    order.sort_by(|&a, &b| half_extents[b].total_cmp(&half_extents[a]));
+    order.map(|i| axes.column(i).into_owned())
+}
+
+fn vertices_of(triangles: &[Triangle]) -> impl Iterator<Item = Point> + '_ {
+    triangles.iter().flat_map(Triangle::vertices)
+}
+
+impl BoundingVolume for Aabb {
+    fn fit(triangles: &[Triangle], _: ObbFit) -> Self {
+        triangles
+            .iter()
+            .fold(Aabb::EMPTY, |b, t| b.union(&t.aabb()))
+    }
+
+    fn refit_parent(&self, left: &Self, right: &Self) -> Self {
+        left.union(right)
+    }
+
+    fn surface_area(&self) -> Real {
+        Aabb::surface_area(self)
+    }
+
+    fn volume(&self) -> Real {
+        Aabb::volume(self)
+    }
+
+    fn contains_point_within(&self, p: &Point, tolerance: Real) -> bool {
+        self.expanded(tolerance).contains_point(p)
+    }
+
+    fn split_axes(&self) -> [Vector; 3] {
+        axes_by_extent(&Matrix::identity(), &self.half_extents())
+    }
+
+    fn to_aabb(&self) -> Aabb {
+        *self
+    }
+}
+
+impl BoundingVolume for Obb {
+    fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self {
+        let vertices: Vec<Point> = vertices_of(triangles).collect();
+        let fitted = match obb_fit {
+            ObbFit::Triangles => {
+                // Zero-area triangles carry no weight in the surface
+                // covariance; if all are degenerate it falls back to vertices.
+                let axes = CovarianceAccumulator::from_triangles(triangles)
+                    .covariance()
+                    .map_or_else(Matrix::identity, |c| c.frame());
+                obb_with_axes(&vertices, &axes)
+            }
+            ObbFit::Hull => obb_from_points_hull_covariance(&vertices),
+        };
+        // Mesh vertices are validated finite, so the fit exists; the AABB is a safe fallback.
+        fitted.unwrap_or_else(|| Obb::from_aabb(&Aabb::from_points(&vertices)))
+    }
+
+    fn refit_parent(&self, left: &Self, right: &Self) -> Self {
+        let corners: Vec<Point> = left.corners().into_iter().chain(right.corners()).collect();
+        obb_with_axes(&corners, &self.axes).unwrap_or(*self)
+    }
+
+    fn refit_leaf(&self, triangles: &[Triangle]) -> Self {
+        let vertices: Vec<Point> = vertices_of(triangles).collect();
+        obb_with_axes(&vertices, &self.axes).unwrap_or(*self)
+    }
+
+    fn surface_area(&self) -> Real {
+        Obb::surface_area(self)
+    }
+
+    fn volume(&self) -> Real {
+        Obb::volume(self)
+    }
+
+    fn contains_point_within(&self, p: &Point, tolerance: Real) -> bool {
+        let local = self.to_local(p);
+        (0..3).all(|i| local[i].abs() <= self.half_extents[i] + tolerance)
+    }
+
+    fn split_axes(&self) -> [Vector; 3] {
+        axes_by_extent(&self.axes, &self.half_extents)
+    }
+
+    fn to_aabb(&self) -> Aabb {
+        Obb::to_aabb(self)
+    }
+}
+
+impl BoundingVolume for Sphere {
+    fn fit(triangles: &[Triangle], _: ObbFit) -> Self {
+        let vertices: Vec<Point> = vertices_of(triangles).collect();
+        ritter_sphere(&vertices).unwrap_or_else(|_| Sphere::new(Point::origin(), Real::INFINITY))
+    }
+
+    fn refit_parent(&self, left: &Self, right: &Self) -> Self {
+        left.merged(right)
+    }
+
+    fn surface_area(&self) -> Real {
+        Sphere::surface_area(self)
+    }
+
+    fn volume(&self) -> Real {
+        Sphere::volume(self)
+    }
+
+    fn contains_point_within(&self, p: &Point, tolerance: Real) -> bool {
+        (p - self.center).norm() <= self.radius + tolerance
+    }
+
+    fn split_axes(&self) -> [Vector; 3] {
+        [Vector::x(), Vector::y(), Vector::z()]
+    }
+
+    fn to_aabb(&self) -> Aabb {
+        Sphere::to_aabb(self)
+    }
+}
+
+impl<const N: usize> BoundingVolume for Kdop<N>
+where
+    Kdop<N>: KdopDirections<N>,
+{
+    fn fit(triangles: &[Triangle], _: ObbFit) -> Self {
+        Kdop::from_triangles(triangles.iter().map(Triangle::vertices))
+    }
+
+    fn refit_parent(&self, left: &Self, right: &Self) -> Self {
+        left.union(right)
+    }
+
+    fn surface_area(&self) -> Real {
+        // The box around the k-DOP stands in: exact k-DOP areas need the
+        // polytope's faces, and statistics only compare like with like.
+        self.to_aabb().surface_area()
+    }
+
+    fn volume(&self) -> Real {
+        self.to_aabb().volume()
+    }
+
+    fn contains_point_within(&self, p: &Point, tolerance: Real) -> bool {
+        let directions = Self::directions();
+        (0..N).all(|i| {
+            let d = directions[i].dot(&p.coords);
+            let slack = tolerance * directions[i].norm();
+            self.min()[i] - slack <= d && d <= self.max()[i] + slack
+        })
+    }
+
+    fn split_axes(&self) -> [Vector; 3] {
+        self.to_aabb().split_axes()
+    }
+
+    fn to_aabb(&self) -> Aabb {
+        Kdop::to_aabb(self)
+    }
+}
