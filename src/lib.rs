@@ -23,6 +23,7 @@ pub mod fit;
 pub mod intersect;
 pub mod math;
 pub mod mesh;
+pub mod query;
 pub mod shape;
 pub mod sweep;
 
@@ -30,6 +31,7 @@ pub use bounding_volume::{Aabb, CenterExtents, Kdop, Kdop6, Kdop14, Kdop18, Kdop
 pub use mesh::{MeshError, MeshFormat, MeshReport, TriMesh, TriangleId};
 pub use bvh::{AabbTree, BoundingVolume, BuildOptions, Bvh, KdopTree, ObbTree, SphereTree};
 pub use math::{Isometry, Matrix, Point, Real, Rotation, Vector};
+pub use query::{MeshTree, PlacedMesh, RayHit, SightOptions, Visibility};
 pub use shape::{Plane, PlaneError, Ray, Segment, Triangle};
 pub use sweep::{SpherePlaneHit, SweepHit};
 

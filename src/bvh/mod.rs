@@ -8,6 +8,7 @@
 mod build;
 mod node;
 mod options;
+mod ray;
 mod refit;
 mod stats;
 mod traverse;
@@ -16,6 +17,7 @@ mod volume;
 
 pub use node::{Node, NodeId, NodeKind};
 pub use options::{BuildOptions, SplitRule};
+pub use ray::TraversalRay;
 pub use stats::TreeStats;
 pub use traverse::Visit;
 pub use validate::ValidationError;

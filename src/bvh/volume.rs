@@ -7,11 +7,13 @@
 //! (Gottschalk 1996 splits along the longest axis of the node's own box).
 
 use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, Sphere};
+use crate::bvh::TraversalRay;
 use crate::fit::{
     CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, ritter_sphere,
 };
 use crate::math::{Matrix, Point, Real, Vector};
-use crate::shape::Triangle;
+use crate::bvh::ray::EXIT_PADDING;
+use crate::shape::{Ray, Triangle};
 
 /// How an OBB tree orients each node's box.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -53,6 +55,11 @@ pub trait BoundingVolume: Copy + std::fmt::Debug + Send + Sync + 'static {
 
     /// The axis-aligned box around the volume.
     fn to_aabb(&self) -> Aabb;
+
+    /// Where the ray enters the volume within `[t_min, t_max]`, or `None` if
+    /// it misses. May be conservative (report a hit for a ray that only
+    /// grazes within rounding), never the other way.
+    fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real>;
 }
 
 fn axes_by_extent(axes: &Matrix, half_extents: &Vector) -> [Vector; 3] {
@@ -94,6 +101,11 @@ impl BoundingVolume for Aabb {
 
     fn to_aabb(&self) -> Aabb {
         *self
+    }
+
+    #[inline(always)]
+    fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real> {
+        ray.slab_entry(&self.min, &self.max, t_min, t_max)
     }
 }
 
@@ -145,6 +157,19 @@ impl BoundingVolume for Obb {
     fn to_aabb(&self) -> Aabb {
         Obb::to_aabb(self)
     }
+
+    #[inline]
+    fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real> {
+        // In the box frame the box is an origin-centred AABB; `t` is unchanged
+        // by the rigid change of frame. The change of frame itself rounds, by
+        // a few ulps of the coordinates involved, so the box is padded by that
+        // much (relative, never absolute) to stay conservative.
+        let origin = self.to_local(&ray.origin);
+        let local = Ray::new(Point::from(origin), self.axes.tr_mul(&ray.direction));
+        let pad = 8.0 * Real::EPSILON * (origin.amax() + self.half_extents.amax() + (ray.origin - self.center).amax());
+        let h = Point::from(self.half_extents.add_scalar(pad));
+        TraversalRay::new(&local).slab_entry(&(-h), &h, t_min, t_max)
+    }
 }
 
 impl BoundingVolume for Sphere {
@@ -175,6 +200,12 @@ impl BoundingVolume for Sphere {
 
     fn to_aabb(&self) -> Aabb {
         Sphere::to_aabb(self)
+    }
+
+    fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real> {
+        // The sphere's box: conservative (never misses a ray that meets the
+        // sphere) and exact where it matters, at the leaves' triangle tests.
+        self.to_aabb().ray_entry(ray, t_min, t_max)
     }
 }
 
@@ -215,5 +246,25 @@ where
 
     fn to_aabb(&self) -> Aabb {
         Kdop::to_aabb(self)
+    }
+
+    fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real> {
+        // Kay–Kajiya slabs along every k-DOP direction.
+        let mut enter = t_min;
+        let mut exit = t_max;
+        for (i, n) in Self::directions().iter().enumerate() {
+            let o = n.dot(&ray.origin.coords);
+            let d = n.dot(&ray.direction);
+            if d == 0.0 {
+                if !(self.min()[i] <= o && o <= self.max()[i]) {
+                    return None;
+                }
+                continue;
+            }
+            let (t0, t1) = ((self.min()[i] - o) / d, (self.max()[i] - o) / d);
+            enter = enter.max(t0.min(t1));
+            exit = exit.min(t0.max(t1));
+        }
+        (enter <= exit * EXIT_PADDING).then_some(enter)
     }
 }

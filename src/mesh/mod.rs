@@ -2,9 +2,14 @@
 //! construction so that every later query can trust them.
 
 mod error;
+mod load;
+mod obj;
+mod ply;
+mod stl;
 mod procedural;
 
 pub use error::MeshError;
+pub use load::MeshFormat;
 
 use crate::bounding_volume::Aabb;
 use crate::math::{Point, Real};

@@ -1,0 +1,60 @@
+//! A ray prepared for descending a tree: reciprocal direction and the
+//! per-axis choice of near and far box planes, made once per query.
+//!
+//! The slab test is Kay & Kajiya (1986) in the robust form of Ize, "Robust
+//! BVH Ray Traversal" (JCGT 2013): the exit distance is scaled up by
+//! `1 + 2γ₃` (γₙ = nu / (1 − nu), u = 2⁻²⁴) so rounding can never make a
+//! ray slip between a box and the triangle inside it. No absolute epsilon is
+//! used, so the test is scale-free.
+
+use crate::math::{Point, Real, Vector};
+use crate::shape::Ray;
+
+/// `1 + 2γ₃` for `f32` (Ize 2013, eq. 3; Pharr et al., *PBRT* 3rd ed. §3.9).
+pub(crate) const EXIT_PADDING: Real = 1.0 + 2.0 * (3.0 * Real::EPSILON * 0.5) / (1.0 - 3.0 * Real::EPSILON * 0.5);
+
+/// A ray with what box tests need precomputed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraversalRay {
+    /// Start point.
+    pub origin: Point,
+    /// Direction (the unit of `t`).
+    pub direction: Vector,
+    /// Componentwise `1 / direction` (±∞ for zero components).
+    pub inverse_direction: Vector,
+    /// Per axis: true when the direction is negative (the near plane is the box maximum).
+    pub negative: [bool; 3],
+}
+
+impl TraversalRay {
+    /// Prepares `ray` for box tests.
+    #[must_use]
+    pub fn new(ray: &Ray) -> Self {
+        let inverse_direction = ray.direction.map(|d| 1.0 / d);
+        TraversalRay {
+            origin: ray.origin,
+            direction: ray.direction,
+            inverse_direction,
+            // Sign of the reciprocal, so that −0 counts as negative: then the
+            // near plane's distance is −∞ or NaN, both harmless below.
+            negative: [0, 1, 2].map(|i| inverse_direction[i] < 0.0),
+        }
+    }
+
+    /// Entry parameter into the box `[min, max]` within `[t_min, t_max]`, or
+    /// `None` when the ray misses it there.
+    ///
+    /// `f32::max`/`min` ignore a NaN operand; NaN only arises as `0 · ∞` for a
+    /// ray lying in a slab plane, and ignoring it keeps the box (conservative).
+    #[inline(always)]
+    pub fn slab_entry(&self, min: &Point, max: &Point, t_min: Real, t_max: Real) -> Option<Real> {
+        let mut enter = t_min;
+        let mut exit = t_max;
+        for i in 0..3 {
+            let (near, far) = if self.negative[i] { (max[i], min[i]) } else { (min[i], max[i]) };
+            enter = enter.max((near - self.origin[i]) * self.inverse_direction[i]);
+            exit = exit.min((far - self.origin[i]) * self.inverse_direction[i]);
+        }
+        (enter <= exit * EXIT_PADDING).then_some(enter)
+    }
+}

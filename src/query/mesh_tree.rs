@@ -1,0 +1,92 @@
+//! A mesh together with its tree: the object users build once and query.
+
+use crate::bvh::{BoundingVolume, BuildOptions, Bvh};
+use crate::math::{Isometry, Point, Real};
+use crate::mesh::{MeshError, TriMesh, TriangleId};
+use crate::shape::Triangle;
+
+/// A triangle mesh and a bounding-volume hierarchy over it.
+///
+/// Immutable between [`MeshTree::set_vertices`] calls; every query takes
+/// `&self`, so one tree serves any number of threads.
+#[derive(Clone, Debug)]
+pub struct MeshTree<V> {
+    mesh: TriMesh,
+    bvh: Bvh<V>,
+    /// Largest absolute vertex coordinate: the scale of rounding errors in queries.
+    coordinate_scale: Real,
+}
+
+impl<V: BoundingVolume> MeshTree<V> {
+    /// Builds the tree over `mesh`.
+    #[must_use]
+    pub fn build(mesh: TriMesh, options: &BuildOptions) -> Self {
+        let bvh = Bvh::build(&mesh, options);
+        let coordinate_scale = coordinate_scale(&mesh);
+        MeshTree {
+            mesh,
+            bvh,
+            coordinate_scale,
+        }
+    }
+
+    /// Largest absolute vertex coordinate (the scale of rounding errors).
+    #[must_use]
+    pub(crate) fn coordinate_scale(&self) -> Real {
+        self.coordinate_scale
+    }
+
+    /// The mesh.
+    #[must_use]
+    pub fn mesh(&self) -> &TriMesh {
+        &self.mesh
+    }
+
+    /// The hierarchy.
+    #[must_use]
+    pub fn bvh(&self) -> &Bvh<V> {
+        &self.bvh
+    }
+
+    /// Triangle `id` of the mesh.
+    #[must_use]
+    #[inline(always)]
+    pub fn triangle(&self, id: TriangleId) -> Triangle {
+        self.mesh.triangle(id)
+    }
+
+    /// Moves the vertices (same count, same triangles) and refits the tree
+    /// bottom-up instead of rebuilding it (van den Bergen 1997).
+    pub fn set_vertices(&mut self, vertices: Vec<Point>) -> Result<(), MeshError> {
+        self.mesh.set_vertices(vertices)?;
+        self.bvh.refit(&self.mesh);
+        self.coordinate_scale = coordinate_scale(&self.mesh);
+        Ok(())
+    }
+
+    /// This tree placed in the world by `pose` (mesh frame → world frame).
+    #[must_use]
+    pub fn placed(&self, pose: Isometry) -> PlacedMesh<'_, V> {
+        PlacedMesh { tree: self, pose }
+    }
+
+    /// Gives back the mesh.
+    #[must_use]
+    pub fn into_mesh(self) -> TriMesh {
+        self.mesh
+    }
+}
+
+/// A [`MeshTree`] with a pose: queries take world-space input, which is
+/// brought into the mesh frame once per query (the mesh is never transformed).
+#[derive(Clone, Copy, Debug)]
+pub struct PlacedMesh<'a, V> {
+    /// The tree.
+    pub tree: &'a MeshTree<V>,
+    /// Mesh frame → world frame.
+    pub pose: Isometry,
+}
+
+fn coordinate_scale(mesh: &TriMesh) -> Real {
+    mesh.vertices().iter().map(|v| v.coords.amax()).fold(0.0, Real::max)
+}

@@ -1,0 +1,10 @@
+//! The user-facing queries on a mesh and its tree: raycasts and line of sight.
+
+mod batch;
+mod line_of_sight;
+mod mesh_tree;
+mod raycast;
+
+pub use line_of_sight::{SightOptions, Visibility};
+pub use mesh_tree::{MeshTree, PlacedMesh};
+pub use raycast::RayHit;
