@@ -34,13 +34,15 @@ pub struct TriangleClosestPoint {
 }
 
 impl TriangleClosestPoint {
-    fn at_weights(tri: &Triangle, w: Real, u: Real, v: Real) -> Self {
+    /// The point with weights `[a, b, c]` of the triangle's vertices.
+    fn at_weights(tri: &Triangle, [w, u, v]: [Real; 3]) -> Self {
         let point = tri.a + (tri.b - tri.a) * u + (tri.c - tri.a) * v;
         Self { point, u, v, w }
     }
 
-    fn vertex(p: Point, w: Real, u: Real, v: Real) -> Self {
-        Self { point: p, u, v, w }
+    /// A vertex, returned exactly, with its weights `[a, b, c]`.
+    fn vertex(point: Point, [w, u, v]: [Real; 3]) -> Self {
+        Self { point, u, v, w }
     }
 }
 
@@ -61,7 +63,8 @@ pub fn closest_point_on_triangle(p: &Point, tri: &Triangle) -> TriangleClosestPo
     let (lab, lac, lbc) = (ab.norm_squared(), ac.norm_squared(), bc.norm_squared());
     let longest_pair = (lab * lac).max(lab * lbc).max(lac * lbc);
     // False for NaN, for degenerate triangles and for slivers.
-    if !(nn > SLIVER_SIN_SQUARED * longest_pair) {
+    let well_shaped = nn > SLIVER_SIN_SQUARED * longest_pair;
+    if !well_shaped {
         return closest_point_robust(p, tri, &n, nn);
     }
 
@@ -70,29 +73,29 @@ pub fn closest_point_on_triangle(p: &Point, tri: &Triangle) -> TriangleClosestPo
     let d1 = ab.dot(&ap);
     let d2 = ac.dot(&ap);
     if d1 <= 0.0 && d2 <= 0.0 {
-        return TriangleClosestPoint::vertex(a, 1.0, 0.0, 0.0);
+        return TriangleClosestPoint::vertex(a, [1.0, 0.0, 0.0]);
     }
     let bp = p - b;
     let d3 = ab.dot(&bp);
     let d4 = ac.dot(&bp);
     if d3 >= 0.0 && d4 <= d3 {
-        return TriangleClosestPoint::vertex(b, 0.0, 1.0, 0.0);
+        return TriangleClosestPoint::vertex(b, [0.0, 1.0, 0.0]);
     }
     let vc = d1 * d4 - d3 * d2;
     if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
         let t = ratio(d1, d1 - d3);
-        return TriangleClosestPoint::at_weights(tri, 1.0 - t, t, 0.0);
+        return TriangleClosestPoint::at_weights(tri, [1.0 - t, t, 0.0]);
     }
     let cp = p - c;
     let d5 = ab.dot(&cp);
     let d6 = ac.dot(&cp);
     if d6 >= 0.0 && d5 <= d6 {
-        return TriangleClosestPoint::vertex(c, 0.0, 0.0, 1.0);
+        return TriangleClosestPoint::vertex(c, [0.0, 0.0, 1.0]);
     }
     let vb = d5 * d2 - d1 * d6;
     if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
         let t = ratio(d2, d2 - d6);
-        return TriangleClosestPoint::at_weights(tri, 1.0 - t, 0.0, t);
+        return TriangleClosestPoint::at_weights(tri, [1.0 - t, 0.0, t]);
     }
     let va = d3 * d6 - d5 * d4;
     if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
@@ -112,12 +115,12 @@ pub fn closest_point_on_triangle(p: &Point, tri: &Triangle) -> TriangleClosestPo
     let v = vc / denom;
     let w = 1.0 - u - v;
     if denom > 0.0 && u >= 0.0 && v >= 0.0 && w >= 0.0 {
-        return TriangleClosestPoint::at_weights(tri, w, u, v);
+        return TriangleClosestPoint::at_weights(tri, [w, u, v]);
     }
     closest_point_robust(p, tri, &n, nn)
 }
 
-/// `num / den` for `0 ≤ num ≤ den`, as a parameter in `[0, 1]`; 0 when `den` is 0.
+/// `num / den` clamped to `[0, 1]`; 0 when `den` is not positive (a zero-length edge).
 fn ratio(num: Real, den: Real) -> Real {
     if den > 0.0 {
         (num / den).clamp(0.0, 1.0)
@@ -169,7 +172,7 @@ fn closest_point_robust(p: &Point, tri: &Triangle, n: &Vector, nn: Real) -> Tria
         let v = n.dot(&(tri.b - tri.a).cross(&ap)) / nn;
         let w = 1.0 - u - v;
         if u >= 0.0 && v >= 0.0 && w >= 0.0 {
-            let inside = TriangleClosestPoint::at_weights(tri, w, u, v);
+            let inside = TriangleClosestPoint::at_weights(tri, [w, u, v]);
             if (inside.point - p).norm_squared() < best_d {
                 best = inside;
             }
@@ -182,6 +185,6 @@ fn closest_point_robust(p: &Point, tri: &Triangle, n: &Vector, nn: Real) -> Tria
 /// (0 for a zero-length segment). Ericson §5.1.2.
 fn closest_on_segment(p: &Point, s0: &Point, s1: &Point) -> (Point, Real) {
     let d = s1 - s0;
-    let t = ratio(d.dot(&(p - s0)).max(0.0), d.norm_squared());
+    let t = ratio(d.dot(&(p - s0)), d.norm_squared());
     (s0 + d * t, t)
 }

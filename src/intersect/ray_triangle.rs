@@ -8,9 +8,20 @@
 //! so a ray through a shared edge or vertex of a closed mesh cannot slip
 //! between them. When an edge function rounds to exactly zero it is recomputed
 //! in `f64`, where the products of `f32` values are exact (the paper's
-//! fallback). Triangles seen edge-on (2-D determinant zero), degenerate
-//! triangles and non-finite input never hit.
+//! fallback).
+//!
+//! Degenerate triangles (exactly collinear or coincident vertices, decided
+//! with the exact predicates of
+//! [`triangles_overlap`](crate::intersect::triangles_overlap)) never hit. The
+//! paper's `det = 0` test alone does not ensure that: a general shear rounds
+//! a collinear triangle into a 2-D sliver whose weights, and hence `t`, are
+//! rounding noise (even negative). The exact check runs only on the hit path.
+//! The price is in meshes that patch T-junctions with zero-area triangles:
+//! there the rounded shear can leave a crack about one ulp wide that only
+//! the degenerate triangle covered. Rays in a triangle's plane (`det = 0`)
+//! and non-finite input never hit either.
 
+use crate::intersect::triangle_triangle::is_degenerate;
 use crate::math::{Point, Real};
 use crate::shape::{Ray, Segment, Triangle};
 
@@ -153,9 +164,8 @@ impl WatertightRay {
         if outside {
             return None;
         }
-        // det > 0 exactly when the ray arrives against the normal (the
-        // permutation and shear preserve orientation); 0 for edge-on or
-        // degenerate triangles.
+        // det > 0 when the ray arrives against the normal (the permutation
+        // and shear preserve orientation); 0 for edge-on triangles.
         let det = wa + wb + wc;
         if det == 0.0 {
             return None;
@@ -172,7 +182,7 @@ impl WatertightRay {
         let finite = [ax, ay, bx, by, cx, cy, az, bz, cz, det, t]
             .iter()
             .all(|x| x.is_finite());
-        if !finite {
+        if !finite || is_degenerate(tri) {
             return None;
         }
         let inv_det = 1.0 / det;

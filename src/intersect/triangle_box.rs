@@ -10,13 +10,15 @@
 //!
 //! Differences from the published listing: every axis projects all three
 //! vertices (the listing projects two per edge axis, relying on an equality
-//! that rounding breaks), comparisons are inclusive so touching counts, and
-//! the face axes of an [`Aabb`] compare coordinates directly, exactly. An edge
-//! parallel to a box axis gives an exactly zero cross product, whose
-//! projections are `0 ≤ 0`: it never separates, so no epsilon guard is needed.
-//! A degenerate (zero-area) triangle has a zero normal, which never
-//! separates either; the remaining axes are complete for the segment or point
-//! it spans, which is what it is tested as.
+//! that rounding breaks), and comparisons are inclusive so touching counts.
+//! The face axes of an [`Aabb`] compare coordinates directly, so touching on
+//! them is exact; the other axes work relative to the box centre, so there it
+//! is decided up to that rounding. An edge parallel to a box axis gives an
+//! exactly zero cross product, whose projections are `0 ≤ 0`: it never
+//! separates, so no epsilon guard is needed. A degenerate (zero-area)
+//! triangle has a zero normal, which never separates either; the remaining
+//! axes are complete for the segment or point it spans, which is what it is
+//! tested as.
 
 use crate::bounding_volume::{Aabb, Obb};
 use crate::math::{Vector, is_finite_point, is_finite_vector};

@@ -3,7 +3,7 @@
 //! Ericson, *Real-Time Collision Detection* §5.2.7: the sphere meets the
 //! triangle exactly when the triangle point closest to the centre lies within
 //! the radius. The closest point comes from
-//! [`closest_point_on_triangle`](crate::intersect::closest_point_on_triangle),
+//! [`closest_point_on_triangle`],
 //! so degenerate triangles are tested as the segment or point they span.
 
 use crate::bounding_volume::Sphere;

@@ -128,8 +128,8 @@ fn rotated(v: [Point; 3], k: usize) -> [Point; 3] {
     [v[k], v[(k + 1) % 3], v[(k + 2) % 3]]
 }
 
-/// True when the vertices are exactly collinear (or coincident).
-fn is_degenerate(t: &Triangle) -> bool {
+/// True when the vertices are exactly collinear (or coincident). Finite input only.
+pub(super) fn is_degenerate(t: &Triangle) -> bool {
     (0..3).all(|axis| orient2d_projected(t, axis) == 0.0)
 }
 
@@ -182,7 +182,7 @@ const ORIENT2D_BOUND: f64 = (3.0 + 16.0 * EPSILON) * EPSILON;
 /// `((b − a) × (c − a)) · (d − a)`, positive when `d` lies on the side the
 /// normal of the counter-clockwise triangle `a b c` points to. Only the sign
 /// is exact; the magnitude is approximate.
-pub(crate) fn orient3d(a: &Point, b: &Point, c: &Point, d: &Point) -> f64 {
+fn orient3d(a: &Point, b: &Point, c: &Point, d: &Point) -> f64 {
     let w = |p: &Point| p.coords.map(f64::from);
     let (a64, b64, c64, d64) = (w(a), w(b), w(c), w(d));
     // Shewchuk's evaluation order, which computes det[a−d, b−d, c−d] = −orient.
