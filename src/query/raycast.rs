@@ -266,7 +266,7 @@ impl<V: BoundingVolume> MeshTree<V> {
 }
 
 impl<V: BoundingVolume> PlacedMesh<'_, V> {
-    fn to_local(&self, ray: &Ray) -> Ray {
+    fn ray_to_local(&self, ray: &Ray) -> Ray {
         Ray::new(
             self.pose.inverse_transform_point(&ray.origin),
             self.pose.inverse_transform_vector(&ray.direction),
@@ -276,13 +276,13 @@ impl<V: BoundingVolume> PlacedMesh<'_, V> {
     /// [`MeshTree::segment_any_hit`] for a world-space segment.
     #[must_use]
     pub fn segment_any_hit(&self, segment: &Segment) -> Option<TriangleId> {
-        self.tree.ray_any_hit(&self.to_local(&segment.to_ray()), 0.0, 1.0)
+        self.tree.ray_any_hit(&self.ray_to_local(&segment.to_ray()), 0.0, 1.0)
     }
 
     /// [`MeshTree::ray_closest_hit`] for a world-space ray; the normal is returned in world space.
     #[must_use]
     pub fn ray_closest_hit(&self, ray: &Ray, t_min: Real, t_max: Real) -> Option<RayHit> {
-        self.tree.ray_closest_hit(&self.to_local(ray), t_min, t_max).map(|hit| RayHit {
+        self.tree.ray_closest_hit(&self.ray_to_local(ray), t_min, t_max).map(|hit| RayHit {
             normal: self.pose.rotation * hit.normal,
             ..hit
         })
@@ -297,7 +297,7 @@ impl<V: BoundingVolume> PlacedMesh<'_, V> {
     /// [`MeshTree::ray_all_hits`] for a world-space ray; normals in world space.
     #[must_use]
     pub fn ray_all_hits(&self, ray: &Ray, t_min: Real, t_max: Real) -> Vec<RayHit> {
-        let mut hits = self.tree.ray_all_hits(&self.to_local(ray), t_min, t_max);
+        let mut hits = self.tree.ray_all_hits(&self.ray_to_local(ray), t_min, t_max);
         for hit in &mut hits {
             hit.normal = self.pose.rotation * hit.normal;
         }

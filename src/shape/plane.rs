@@ -40,7 +40,7 @@ impl Plane {
         }
         let n = normal
             .try_normalize(0.0)
-            .filter(|n| is_finite_vector(n))
+            .filter(is_finite_vector)
             .ok_or(PlaneError::ZeroNormal)?;
         Ok(Plane {
             normal: n,

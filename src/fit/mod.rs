@@ -1,0 +1,21 @@
+//! Bounding-volume fitting: building hulls, spheres and boxes around point sets.
+//!
+//! This layer sits between the primitive tests and the hierarchy: it turns raw
+//! points (a mesh's vertices, a node's primitives) into the tightest or the
+//! cheapest bounding volume of each kind.
+
+mod covariance;
+mod hull;
+mod obb;
+mod sphere;
+
+pub use covariance::{
+    Covariance, CovarianceAccumulator, CovarianceSource, point_covariance, principal_frame,
+    triangle_covariance,
+};
+pub use hull::{ConvexHull, Hull, HullError, convex_hull};
+pub use obb::{
+    obb_from_points_covariance, obb_from_points_hull_covariance, obb_from_points_min_volume,
+    obb_from_triangles_covariance, obb_with_axes,
+};
+pub use sphere::{SphereFitError, ritter_sphere, sphere_from_aabb, welzl_sphere};
