@@ -1,9 +1,10 @@
 //! Top-down construction: binned SAH or Gottschalk's mean split, serial or parallel.
 //!
 //! The serial builder is iterative (an explicit task stack), so no recursion
-//! grows with the triangle count. Nodes are emitted in depth-first preorder
-//! (left subtree before right), and each node's triangles occupy one
-//! contiguous range of the leaf order. The parallel builder splits the top of
+//! grows with the triangle count. A split reserves its two children as an
+//! adjacent pair at the end of the node array, then builds the left subtree
+//! before the right one; every child has a larger index than its parent, and
+//! each node's triangles occupy one contiguous range of the leaf order. The parallel builder splits the top of
 //! the tree with `rayon::join` (recursion bounded by [`MAX_PARALLEL_DEPTH`])
 //! and concatenates the subtrees; because every split decision depends only
 //! on the node's own triangles, it produces exactly the serial tree.
@@ -39,12 +40,11 @@ struct Builder<'a> {
     scratch: Vec<Triangle>,
 }
 
-/// A pending subtree of the serial builder: its id range, and the inner node
-/// whose right-child link must point at it (`None` for a left child or the root).
+/// A pending subtree of the serial builder: its id range and its reserved node slot.
 struct Task {
     start: usize,
     end: usize,
-    parent: Option<usize>,
+    slot: usize,
 }
 
 impl<V: BoundingVolume> Bvh<V> {
@@ -54,7 +54,8 @@ impl<V: BoundingVolume> Bvh<V> {
         let primitives = Primitives::new(mesh);
         let mut order: Vec<u32> = (0..mesh.len() as u32).collect();
         let nodes = build_nodes::<V>(&primitives, options, &mut order);
-        Bvh { nodes, order }
+        let depth = super::tree_depth(&nodes);
+        Bvh { nodes, order, depth }
     }
 }
 
@@ -115,19 +116,21 @@ fn build_parallel<V: BoundingVolume>(
         || build_parallel::<V>(primitives, options, left_ids, offset, depth + 1),
         || build_parallel::<V>(primitives, options, right_ids, offset + mid, depth + 1),
     );
+    // Same layout as the serial builder: root, the child pair, then the left
+    // child's descendants, then the right child's. Links inside each subtree
+    // move by where its descendants now start.
     let mut nodes = Vec::with_capacity(1 + left.len() + right.len());
-    let mut root = Node::inner(volume);
-    root.set_right(1 + left.len() as u32);
-    nodes.push(root);
-    nodes.extend(left.into_iter().map(|mut n| {
-        n.shift(1);
+    nodes.push(Node::inner(volume, 1));
+    let left_shift = 2;
+    let right_shift = 1 + left.len() as u32;
+    let shifted = |mut n: Node<V>, by: u32| {
+        n.shift(by);
         n
-    }));
-    let right_offset = nodes.len() as u32;
-    nodes.extend(right.into_iter().map(|mut n| {
-        n.shift(right_offset);
-        n
-    }));
+    };
+    nodes.push(shifted(left[0], left_shift));
+    nodes.push(shifted(right[0], right_shift));
+    nodes.extend(left[1..].iter().map(|&n| shifted(n, left_shift)));
+    nodes.extend(right[1..].iter().map(|&n| shifted(n, right_shift)));
     nodes
 }
 
@@ -148,36 +151,35 @@ impl<'a> Builder<'a> {
         let mut stack = vec![Task {
             start: 0,
             end: ids.len(),
-            parent: None,
+            slot: 0,
         }];
         while let Some(task) = stack.pop() {
-            if let Some(parent) = task.parent {
-                let right = nodes.len() as u32;
-                nodes[parent].set_right(right);
-            }
             let range = &mut ids[task.start..task.end];
             let volume: V = self.fit(range);
-            match self.split(&volume, range) {
-                None => nodes.push(Node::leaf(
-                    volume,
-                    (offset + task.start) as u32,
-                    range.len() as u32,
-                )),
+            let node = match self.split(&volume, range) {
+                None => Node::leaf(volume, (offset + task.start) as u32, range.len() as u32),
                 Some(mid) => {
-                    let me = nodes.len();
-                    nodes.push(Node::inner(volume));
+                    let left = nodes.len().max(task.slot + 1);
+                    // Reserve the child pair; the tasks below fill it.
+                    nodes.resize(left + 2, Node::inner(volume, 0));
                     // Right pushed first so the left subtree is built (and laid out) first.
                     stack.push(Task {
                         start: task.start + mid,
                         end: task.end,
-                        parent: Some(me),
+                        slot: left + 1,
                     });
                     stack.push(Task {
                         start: task.start,
                         end: task.start + mid,
-                        parent: None,
+                        slot: left,
                     });
+                    Node::inner(volume, left as u32)
                 }
+            };
+            if task.slot == nodes.len() {
+                nodes.push(node);
+            } else {
+                nodes[task.slot] = node;
             }
         }
         nodes

@@ -10,6 +10,7 @@ mod node;
 mod options;
 mod ray;
 mod refit;
+mod stack;
 mod stats;
 mod traverse;
 mod validate;
@@ -18,6 +19,7 @@ mod volume;
 pub use node::{Node, NodeId, NodeKind};
 pub use options::{BuildOptions, SplitRule};
 pub use ray::TraversalRay;
+pub use stack::{ARRAY_STACK_DEPTH, ArrayStack, TraversalStack};
 pub use stats::TreeStats;
 pub use traverse::Visit;
 pub use validate::ValidationError;
@@ -37,6 +39,8 @@ pub struct Bvh<V> {
     nodes: Vec<Node<V>>,
     /// Triangle ids in leaf order: leaf `(first, count)` owns `order[first .. first + count]`.
     order: Vec<u32>,
+    /// Longest root-to-leaf path (edges); traversals pick their stack by it.
+    depth: u32,
 }
 
 /// An AABB tree (build it with [`BuildOptions::sah`]).
@@ -82,9 +86,36 @@ impl<V: BoundingVolume> Bvh<V> {
             .map(|&i| TriangleId(i))
     }
 
+    /// Longest root-to-leaf path, in edges.
+    #[must_use]
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// True when a fixed [`ArrayStack`] is deep enough for depth-first traversal.
+    #[must_use]
+    #[inline(always)]
+    pub fn fits_array_stack(&self) -> bool {
+        (self.depth as usize) < ARRAY_STACK_DEPTH
+    }
+
     /// Number of triangles the tree was built over.
     #[must_use]
     pub fn triangle_count(&self) -> usize {
         self.order.len()
     }
+}
+
+/// Longest root-to-leaf path of nodes laid out with children after parents.
+fn tree_depth<V: BoundingVolume>(nodes: &[Node<V>]) -> u32 {
+    let mut depth = vec![0u32; nodes.len()];
+    let mut deepest = 0;
+    for (index, node) in nodes.iter().enumerate() {
+        if let NodeKind::Inner { left, right } = node.kind(NodeId(index as u32)) {
+            depth[left.index()] = depth[index] + 1;
+            depth[right.index()] = depth[index] + 1;
+            deepest = deepest.max(depth[index] + 1);
+        }
+    }
+    deepest
 }

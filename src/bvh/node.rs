@@ -3,7 +3,7 @@
 use crate::bvh::BoundingVolume;
 
 /// Index of a node in its tree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NodeId(pub u32);
 
 impl NodeId {
@@ -17,17 +17,17 @@ impl NodeId {
     }
 }
 
-/// One node of a [`crate::bvh::Bvh`], in depth-first order: an inner node's
-/// left child is the next node, its right child is stored; a leaf stores the
-/// range of its triangles in the tree's leaf order.
+/// One node of a [`crate::bvh::Bvh`]. The two children of an inner node are
+/// adjacent (left at `first`, right at `first + 1`), so a ray tests both
+/// child volumes from one contiguous 64 bytes; a leaf stores the range of its
+/// triangles in the tree's leaf order.
 ///
-/// For an AABB this is 32 bytes (24 for the box, 8 for the links), so two
-/// nodes share a 64-byte cache line.
+/// For an AABB this is 32 bytes: 24 for the box, 8 for the links.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Node<V> {
     /// The volume bounding every triangle below this node.
     pub volume: V,
-    /// Leaf: first position in the leaf order. Inner: index of the right child.
+    /// Leaf: first position in the leaf order. Inner: index of the left child.
     first: u32,
     /// Leaf: number of triangles (≥ 1). Inner: 0.
     count: u32,
@@ -38,7 +38,7 @@ pub struct Node<V> {
 pub enum NodeKind {
     /// An inner node with its two children.
     Inner {
-        /// The left child (always the next node).
+        /// The left child (the right child is the node after it).
         left: NodeId,
         /// The right child.
         right: NodeId,
@@ -62,17 +62,12 @@ impl<V: BoundingVolume> Node<V> {
         }
     }
 
-    pub(crate) fn inner(volume: V) -> Self {
+    pub(crate) fn inner(volume: V, left: u32) -> Self {
         Node {
             volume,
-            first: 0,
+            first: left,
             count: 0,
         }
-    }
-
-    pub(crate) fn set_right(&mut self, right: u32) {
-        debug_assert_eq!(self.count, 0);
-        self.first = right;
     }
 
     pub(crate) fn shift(&mut self, node_offset: u32) {
@@ -92,10 +87,11 @@ impl<V: BoundingVolume> Node<V> {
     #[must_use]
     #[inline(always)]
     pub fn kind(&self, id: NodeId) -> NodeKind {
+        let _ = id;
         if self.count == 0 {
             NodeKind::Inner {
-                left: NodeId(id.0 + 1),
-                right: NodeId(self.first),
+                left: NodeId(self.first),
+                right: NodeId(self.first + 1),
             }
         } else {
             NodeKind::Leaf {

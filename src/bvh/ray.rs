@@ -44,16 +44,19 @@ impl TraversalRay {
     /// Entry parameter into the box `[min, max]` within `[t_min, t_max]`, or
     /// `None` when the ray misses it there.
     ///
-    /// `f32::max`/`min` ignore a NaN operand; NaN only arises as `0 · ∞` for a
-    /// ray lying in a slab plane, and ignoring it keeps the box (conservative).
+    /// A NaN arises only as `0 · ∞`, for a ray lying in a slab plane; the
+    /// comparisons are ordered so that a NaN bound is ignored (the slab then
+    /// does not restrict the ray, which is exact for a ray inside the slab).
     #[inline(always)]
     pub fn slab_entry(&self, min: &Point, max: &Point, t_min: Real, t_max: Real) -> Option<Real> {
         let mut enter = t_min;
         let mut exit = t_max;
         for i in 0..3 {
             let (near, far) = if self.negative[i] { (max[i], min[i]) } else { (min[i], max[i]) };
-            enter = enter.max((near - self.origin[i]) * self.inverse_direction[i]);
-            exit = exit.min((far - self.origin[i]) * self.inverse_direction[i]);
+            let t_near = (near - self.origin[i]) * self.inverse_direction[i];
+            let t_far = (far - self.origin[i]) * self.inverse_direction[i];
+            enter = if t_near > enter { t_near } else { enter };
+            exit = if t_far < exit { t_far } else { exit };
         }
         (enter <= exit * EXIT_PADDING).then_some(enter)
     }

@@ -13,6 +13,9 @@ use crate::shape::Triangle;
 pub struct MeshTree<V> {
     mesh: TriMesh,
     bvh: Bvh<V>,
+    /// The triangles copied in the tree's leaf order, so leaf tests read
+    /// contiguous memory instead of chasing ids → indices → vertices.
+    leaf_triangles: Vec<Triangle>,
     /// Largest absolute vertex coordinate: the scale of rounding errors in queries.
     coordinate_scale: Real,
 }
@@ -23,11 +26,19 @@ impl<V: BoundingVolume> MeshTree<V> {
     pub fn build(mesh: TriMesh, options: &BuildOptions) -> Self {
         let bvh = Bvh::build(&mesh, options);
         let coordinate_scale = coordinate_scale(&mesh);
+        let leaf_triangles = leaf_triangles(&mesh, &bvh);
         MeshTree {
             mesh,
             bvh,
+            leaf_triangles,
             coordinate_scale,
         }
+    }
+
+    /// The triangle at position `k` of the leaf order, with its id.
+    #[inline(always)]
+    pub(crate) fn leaf_triangle(&self, k: usize) -> (&Triangle, TriangleId) {
+        (&self.leaf_triangles[k], TriangleId(self.bvh.leaf_order()[k]))
     }
 
     /// Largest absolute vertex coordinate (the scale of rounding errors).
@@ -60,6 +71,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     pub fn set_vertices(&mut self, vertices: Vec<Point>) -> Result<(), MeshError> {
         self.mesh.set_vertices(vertices)?;
         self.bvh.refit(&self.mesh);
+        self.leaf_triangles = leaf_triangles(&self.mesh, &self.bvh);
         self.coordinate_scale = coordinate_scale(&self.mesh);
         Ok(())
     }
@@ -89,4 +101,8 @@ pub struct PlacedMesh<'a, V> {
 
 fn coordinate_scale(mesh: &TriMesh) -> Real {
     mesh.vertices().iter().map(|v| v.coords.amax()).fold(0.0, Real::max)
+}
+
+fn leaf_triangles<V: BoundingVolume>(mesh: &TriMesh, bvh: &Bvh<V>) -> Vec<Triangle> {
+    bvh.leaf_order().iter().map(|&t| mesh.triangle(TriangleId(t))).collect()
 }

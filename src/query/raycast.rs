@@ -14,12 +14,12 @@
 
 use smallvec::SmallVec;
 
-use crate::bvh::{BoundingVolume, NodeId, NodeKind, TraversalRay};
+use crate::bvh::{ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack};
 use crate::intersect::WatertightRay;
 use crate::math::{Real, Vector};
 use crate::mesh::TriangleId;
 use crate::query::{MeshTree, PlacedMesh};
-use crate::shape::{Ray, Segment};
+use crate::shape::{Ray, Segment, Triangle};
 
 /// Where a ray or segment hits a mesh.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -138,8 +138,9 @@ impl<V: BoundingVolume> MeshTree<V> {
                     stack.push(left);
                 }
                 NodeKind::Leaf { first, count } => {
-                    for triangle in bvh.leaf_triangles(first, count) {
-                        if let Some(hit) = self.hit_triangle(&prepared, triangle, t_max) {
+                    for k in first as usize..(first + count) as usize {
+                        let (tri, triangle) = self.leaf_triangle(k);
+                        if let Some(hit) = hit_triangle(&prepared, tri, triangle, t_max) {
                             hits.push(hit);
                         }
                     }
@@ -153,36 +154,40 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// The any-hit kernel: no child ordering, exit on the first accepted hit.
     /// `skip` rejects triangles (line-of-sight ignore lists).
     pub(crate) fn any_hit_prepared(&self, ray: &PreparedRay, skip: impl Fn(TriangleId) -> bool) -> Option<TriangleId> {
+        if self.bvh().fits_array_stack() {
+            self.any_hit_kernel(ray, &skip, &mut ArrayStack::new())
+        } else {
+            self.any_hit_kernel(ray, &skip, &mut Vec::new())
+        }
+    }
+
+    #[inline(always)]
+    fn any_hit_kernel(&self, ray: &PreparedRay, skip: &impl Fn(TriangleId) -> bool, stack: &mut impl TraversalStack<NodeId>) -> Option<TriangleId> {
         let bvh = self.bvh();
         let (t_min, t_max) = (ray.t_min, ray.t_max);
         bvh.root_volume().ray_entry(&ray.boxes, t_min, t_max)?;
-        let mut stack: SmallVec<[NodeId; STACK]> = SmallVec::new();
         let mut id = NodeId::ROOT;
         loop {
             match bvh.node(id).kind(id) {
                 NodeKind::Inner { left, right } => {
                     let hit_left = bvh.node(left).volume.ray_entry(&ray.boxes, t_min, t_max).is_some();
                     let hit_right = bvh.node(right).volume.ray_entry(&ray.boxes, t_min, t_max).is_some();
-                    match (hit_left, hit_right) {
-                        (true, true) => {
+                    if hit_left {
+                        if hit_right {
                             stack.push(right);
-                            id = left;
-                            continue;
                         }
-                        (true, false) => {
-                            id = left;
-                            continue;
-                        }
-                        (false, true) => {
-                            id = right;
-                            continue;
-                        }
-                        (false, false) => {}
+                        id = left;
+                        continue;
+                    }
+                    if hit_right {
+                        id = right;
+                        continue;
                     }
                 }
                 NodeKind::Leaf { first, count } => {
-                    for triangle in bvh.leaf_triangles(first, count) {
-                        if !skip(triangle) && self.hit_triangle(ray, triangle, t_max).is_some() {
+                    for k in first as usize..(first + count) as usize {
+                        let (tri, triangle) = self.leaf_triangle(k);
+                        if !skip(triangle) && hit_triangle(ray, tri, triangle, t_max).is_some() {
                             return Some(triangle);
                         }
                     }
@@ -194,13 +199,21 @@ impl<V: BoundingVolume> MeshTree<V> {
 
     /// The closest-hit kernel: nearer child first, entries beyond the current hit dropped.
     pub(crate) fn closest_hit_prepared(&self, ray: &PreparedRay) -> Option<RayHit> {
+        if self.bvh().fits_array_stack() {
+            self.closest_hit_kernel(ray, &mut ArrayStack::new())
+        } else {
+            self.closest_hit_kernel(ray, &mut Vec::new())
+        }
+    }
+
+    #[inline(always)]
+    fn closest_hit_kernel(&self, ray: &PreparedRay, stack: &mut impl TraversalStack<(NodeId, Real)>) -> Option<RayHit> {
         let bvh = self.bvh();
         let t_min = ray.t_min;
         let mut best: Option<RayHit> = None;
         let mut t_best = ray.t_max;
         let root_entry = bvh.root_volume().ray_entry(&ray.boxes, t_min, t_best)?;
         let slack = prune_slack(&ray.ray, self.coordinate_scale());
-        let mut stack: SmallVec<[(NodeId, Real); STACK]> = SmallVec::new();
         let mut current = (NodeId::ROOT, root_entry);
         loop {
             let (id, entry) = current;
@@ -229,8 +242,9 @@ impl<V: BoundingVolume> MeshTree<V> {
                         }
                     }
                     NodeKind::Leaf { first, count } => {
-                        for triangle in bvh.leaf_triangles(first, count) {
-                            if let Some(hit) = self.hit_triangle(ray, triangle, t_best) {
+                        for k in first as usize..(first + count) as usize {
+                            let (tri, triangle) = self.leaf_triangle(k);
+                            if let Some(hit) = hit_triangle(ray, tri, triangle, t_best) {
                                 // Equal t: keep the lower triangle id, so answers do not depend on tree shape.
                                 if hit.t < t_best || best.is_none_or(|b| hit.t == b.t && hit.triangle < b.triangle) {
                                     t_best = hit.t;
@@ -247,22 +261,21 @@ impl<V: BoundingVolume> MeshTree<V> {
             }
         }
     }
+}
 
-    /// The watertight test against one triangle, skipping zero-area triangles.
-    #[inline(always)]
-    fn hit_triangle(&self, ray: &PreparedRay, triangle: TriangleId, t_max: Real) -> Option<RayHit> {
-        let tri = self.triangle(triangle);
-        let hit = ray.triangles.intersect(&tri, ray.t_min, t_max)?;
-        // Hits are rare next to tests, so the degeneracy check costs little here.
-        let normal = tri.normal()?;
-        Some(RayHit {
-            t: hit.t,
-            triangle,
-            barycentric: [hit.w, hit.u, hit.v],
-            normal,
-            front_face: hit.front_face,
-        })
-    }
+/// The watertight test against one triangle; zero-area triangles never hit.
+#[inline(always)]
+fn hit_triangle(ray: &PreparedRay, tri: &Triangle, triangle: TriangleId, t_max: Real) -> Option<RayHit> {
+    let hit = ray.triangles.intersect(tri, ray.t_min, t_max)?;
+    // Hits are rare next to tests, so the normal (and with it the degeneracy check) costs little here.
+    let normal = tri.normal()?;
+    Some(RayHit {
+        t: hit.t,
+        triangle,
+        barycentric: [hit.w, hit.u, hit.v],
+        normal,
+        front_face: hit.front_face,
+    })
 }
 
 impl<V: BoundingVolume> PlacedMesh<'_, V> {
