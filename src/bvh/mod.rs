@@ -15,6 +15,7 @@ mod stats;
 mod traverse;
 mod validate;
 mod volume;
+mod wide;
 
 pub use node::{Node, NodeId, NodeKind};
 pub use options::{BuildOptions, SplitRule};
@@ -24,6 +25,7 @@ pub use stats::TreeStats;
 pub use traverse::Visit;
 pub use validate::ValidationError;
 pub use volume::{BoundingVolume, ObbFit};
+pub use wide::{WideBvh, WideChild, WideNode};
 
 use crate::bounding_volume::{Aabb, Kdop18, Obb, Sphere};
 use crate::mesh::TriangleId;

@@ -60,6 +60,19 @@ pub trait BoundingVolume: Copy + std::fmt::Debug + Send + Sync + 'static {
     /// it misses. May be conservative (report a hit for a ray that only
     /// grazes within rounding), never the other way.
     fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real>;
+
+    /// The volume as an oriented box in its mesh frame, for box–box descent
+    /// (Gottschalk 1996): an AABB or k-DOP is its box with identity axes, a
+    /// sphere the cube around it, an OBB itself. Contains the volume up to
+    /// the rounding of a centre/half-extent conversion.
+    fn oriented_box(&self) -> Obb;
+
+    /// A 4-wide layout for raycasts, for volumes that have one (AABBs).
+    /// Queries use it when present and the binary tree otherwise.
+    fn wide_layout(bvh: &crate::bvh::Bvh<Self>) -> Option<crate::bvh::WideBvh> {
+        let _ = bvh;
+        None
+    }
 }
 
 fn axes_by_extent(axes: &Matrix, half_extents: &Vector) -> [Vector; 3] {
@@ -104,8 +117,17 @@ impl BoundingVolume for Aabb {
     }
 
     #[inline(always)]
+    fn oriented_box(&self) -> Obb {
+        Obb::from_aabb(self)
+    }
+
+    #[inline(always)]
     fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real> {
         ray.slab_entry(&self.min, &self.max, t_min, t_max)
+    }
+
+    fn wide_layout(bvh: &crate::bvh::Bvh<Self>) -> Option<crate::bvh::WideBvh> {
+        Some(crate::bvh::WideBvh::from_binary(bvh))
     }
 }
 
@@ -158,6 +180,11 @@ impl BoundingVolume for Obb {
         Obb::to_aabb(self)
     }
 
+    #[inline(always)]
+    fn oriented_box(&self) -> Obb {
+        *self
+    }
+
     #[inline]
     fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real> {
         // In the box frame the box is an origin-centred AABB; `t` is unchanged
@@ -200,6 +227,11 @@ impl BoundingVolume for Sphere {
 
     fn to_aabb(&self) -> Aabb {
         Sphere::to_aabb(self)
+    }
+
+    #[inline(always)]
+    fn oriented_box(&self) -> Obb {
+        Obb::new(self.center, Matrix::identity(), Vector::repeat(self.radius))
     }
 
     fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real> {
@@ -246,6 +278,11 @@ where
 
     fn to_aabb(&self) -> Aabb {
         Kdop::to_aabb(self)
+    }
+
+    #[inline(always)]
+    fn oriented_box(&self) -> Obb {
+        Obb::from_aabb(&Kdop::to_aabb(self))
     }
 
     fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real> {

@@ -1,6 +1,6 @@
 //! A mesh together with its tree: the object users build once and query.
 
-use crate::bvh::{BoundingVolume, BuildOptions, Bvh};
+use crate::bvh::{BoundingVolume, BuildOptions, Bvh, WideBvh};
 use crate::math::{Isometry, Point, Real};
 use crate::mesh::{MeshError, TriMesh, TriangleId};
 use crate::shape::Triangle;
@@ -13,6 +13,8 @@ use crate::shape::Triangle;
 pub struct MeshTree<V> {
     mesh: TriMesh,
     bvh: Bvh<V>,
+    /// The 4-wide raycast layout, for volumes that have one (see `BoundingVolume::wide_layout`).
+    wide: Option<WideBvh>,
     /// The triangles copied in the tree's leaf order, so leaf tests read
     /// contiguous memory instead of chasing ids → indices → vertices.
     leaf_triangles: Vec<Triangle>,
@@ -27,12 +29,20 @@ impl<V: BoundingVolume> MeshTree<V> {
         let bvh = Bvh::build(&mesh, options);
         let coordinate_scale = coordinate_scale(&mesh);
         let leaf_triangles = leaf_triangles(&mesh, &bvh);
+        let wide = V::wide_layout(&bvh);
         MeshTree {
             mesh,
             bvh,
+            wide,
             leaf_triangles,
             coordinate_scale,
         }
+    }
+
+    /// The 4-wide raycast layout, when the volume type has one.
+    #[must_use]
+    pub fn wide(&self) -> Option<&WideBvh> {
+        self.wide.as_ref()
     }
 
     /// The triangle at position `k` of the leaf order, with its id.
@@ -71,6 +81,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     pub fn set_vertices(&mut self, vertices: Vec<Point>) -> Result<(), MeshError> {
         self.mesh.set_vertices(vertices)?;
         self.bvh.refit(&self.mesh);
+        self.wide = V::wide_layout(&self.bvh);
         self.leaf_triangles = leaf_triangles(&self.mesh, &self.bvh);
         self.coordinate_scale = coordinate_scale(&self.mesh);
         Ok(())

@@ -2,9 +2,14 @@
 
 mod batch;
 mod line_of_sight;
+mod mesh_overlap;
 mod mesh_tree;
 mod raycast;
+mod region;
+mod raycast_wide;
 
 pub use line_of_sight::{SightOptions, Visibility};
+pub use mesh_overlap::{Contact, OverlapStats, TrianglePair, Which};
 pub use mesh_tree::{MeshTree, PlacedMesh};
 pub use raycast::RayHit;
+pub use region::Region;

@@ -49,7 +49,7 @@ const STACK: usize = 64;
 /// from a plane at z = 375). Keeping boxes up to `t_best + slack` with
 /// `slack = 64 ε (|o|∞ + |mesh|∞) / |d|∞` keeps every such triangle; the
 /// bound is relative to the scene's coordinates, never an absolute epsilon.
-fn prune_slack(ray: &Ray, coordinate_scale: Real) -> Real {
+pub(crate) fn prune_slack(ray: &Ray, coordinate_scale: Real) -> Real {
     64.0 * Real::EPSILON * (ray.origin.coords.amax() + coordinate_scale) / ray.direction.amax()
 }
 
@@ -154,7 +154,9 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// The any-hit kernel: no child ordering, exit on the first accepted hit.
     /// `skip` rejects triangles (line-of-sight ignore lists).
     pub(crate) fn any_hit_prepared(&self, ray: &PreparedRay, skip: impl Fn(TriangleId) -> bool) -> Option<TriangleId> {
-        if self.bvh().fits_array_stack() {
+        if let Some(wide) = self.wide() {
+            self.wide_any_hit(wide, ray, &skip)
+        } else if self.bvh().fits_array_stack() {
             self.any_hit_kernel(ray, &skip, &mut ArrayStack::new())
         } else {
             self.any_hit_kernel(ray, &skip, &mut Vec::new())
@@ -199,7 +201,9 @@ impl<V: BoundingVolume> MeshTree<V> {
 
     /// The closest-hit kernel: nearer child first, entries beyond the current hit dropped.
     pub(crate) fn closest_hit_prepared(&self, ray: &PreparedRay) -> Option<RayHit> {
-        if self.bvh().fits_array_stack() {
+        if let Some(wide) = self.wide() {
+            self.wide_closest_hit(wide, ray)
+        } else if self.bvh().fits_array_stack() {
             self.closest_hit_kernel(ray, &mut ArrayStack::new())
         } else {
             self.closest_hit_kernel(ray, &mut Vec::new())
@@ -265,7 +269,7 @@ impl<V: BoundingVolume> MeshTree<V> {
 
 /// The watertight test against one triangle; zero-area triangles never hit.
 #[inline(always)]
-fn hit_triangle(ray: &PreparedRay, tri: &Triangle, triangle: TriangleId, t_max: Real) -> Option<RayHit> {
+pub(crate) fn hit_triangle(ray: &PreparedRay, tri: &Triangle, triangle: TriangleId, t_max: Real) -> Option<RayHit> {
     let hit = ray.triangles.intersect(tri, ray.t_min, t_max)?;
     // Hits are rare next to tests, so the normal (and with it the degeneracy check) costs little here.
     let normal = tri.normal()?;

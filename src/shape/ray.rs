@@ -37,7 +37,8 @@ impl Ray {
     /// True when origin and direction are finite.
     #[must_use]
     pub fn is_finite(&self) -> bool {
-        self.origin.coords.iter().chain(self.direction.iter()).all(|c| c.is_finite())
+        let (o, d) = (&self.origin, &self.direction);
+        o.x.is_finite() && o.y.is_finite() && o.z.is_finite() && d.x.is_finite() && d.y.is_finite() && d.z.is_finite()
     }
 }
 

@@ -1,0 +1,531 @@
+//! Mesh-vs-mesh overlap: do two posed meshes touch, and which triangle pairs do.
+//!
+//! The descent is the OBBTree query of Gottschalk, Lin and Manocha
+//! ("OBBTree: A Hierarchical Structure for Rapid Interference Detection",
+//! SIGGRAPH 1996, §5), generic over the volume of either tree:
+//!
+//! - B's frame is expressed in A's mesh frame once per query: the rotation
+//!   matrix `R_ab` and translation `T_ab` of `pose_a⁻¹ · pose_b`. B's
+//!   vertices and boxes are mapped into A's frame as `R_ab · x + T_ab`.
+//! - Every node volume is seen as an oriented box
+//!   ([`BoundingVolume::oriented_box`]): an AABB is a box with identity axes.
+//!   A node pair is tested with the 15-axis separating-axis test
+//!   [`boxes_overlap`] on `R = Aᵀ R_ab B` and `t = Aᵀ (R_ab c_B + T_ab − c_A)`
+//!   (Ericson, *Real-Time Collision Detection* §4.4.1). Identity axes skip
+//!   their matrix product, so an AABB–AABB pair costs one matrix–vector
+//!   product.
+//! - **Descent rule** (PQP's, refining RAPID's): of two inner nodes, descend
+//!   the one whose box has the larger half-diagonal `|h|` (ties: A); if one
+//!   node is a leaf, descend the other. Both children are tested at once; the
+//!   descent continues with the first overlapping child and pushes the other
+//!   on an explicit stack (no recursion).
+//! - Leaf pairs: B's leaf triangles are mapped into A's frame once per leaf
+//!   pair and tested exactly with [`triangles_overlap`] (Guigue–Devillers with
+//!   exact predicates). Zero-area triangles (tested in their own mesh frame)
+//!   never produce contacts.
+//!
+//! **Exactness.** A reported pair is one whose triangles, with B's mapped into
+//! A's frame as above, share a point (touching counts), and every such pair is
+//! reported: the box tests are made conservative by padding A's boxes by
+//! `64 ε (s_A + s_B + |T_ab|∞)`, where `s` is a mesh's largest absolute
+//! coordinate, which bounds the rounding of the change of frame and of the
+//! separating-axis sums (the padding is relative to the coordinates, never
+//! an absolute epsilon). The mapping itself rounds, so two triangles that
+//! touch only within rounding (grazing) may be decided differently than by a
+//! test in another frame; away from grazing the answer is frame independent.
+//! Poses whose rotations are exact in `f32` (identity, half turns and the
+//! 120° turns about cube diagonals, with small integer translations) map
+//! integer coordinates exactly.
+//!
+//! **Containment is not overlap.** Surfaces that do not touch do not overlap
+//! even when one closed mesh lies inside the other; [`PlacedMesh::contact`]
+//! adds that solid answer with the generalised winding number of Jacobson,
+//! Kavan and Sorkine-Hornung ("Robust Inside-Outside Segmentation using
+//! Generalized Winding Numbers", SIGGRAPH 2013) summed over every triangle.
+//!
+//! Non-finite poses (NaN or infinite entries) give no contact at all.
+
+use std::collections::BinaryHeap;
+
+use smallvec::SmallVec;
+
+use crate::bounding_volume::Obb;
+use crate::bvh::{
+    ARRAY_STACK_DEPTH, ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, Visit,
+};
+use crate::intersect::{boxes_overlap, triangles_overlap};
+use crate::math::{Matrix, Point, Real, Vector};
+use crate::mesh::{TriMesh, TriangleId};
+use crate::query::{MeshTree, PlacedMesh};
+use crate::shape::Triangle;
+
+/// Two triangles that touch: `a` of the first mesh, `b` of the second.
+/// Ordered by `a`, then `b`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TrianglePair {
+    /// Triangle of the first (`self`) mesh.
+    pub a: TriangleId,
+    /// Triangle of the second (`other`) mesh.
+    pub b: TriangleId,
+}
+
+impl TrianglePair {
+    /// The same pair seen from the other mesh (`a` and `b` exchanged).
+    #[must_use]
+    pub fn swapped(self) -> TrianglePair {
+        TrianglePair {
+            a: self.b,
+            b: self.a,
+        }
+    }
+}
+
+/// Work counters of pair queries, accumulated by the `*_with_stats` methods.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OverlapStats {
+    /// Box–box separating-axis tests of node pairs.
+    pub volume_tests: u64,
+    /// Exact triangle–triangle tests.
+    pub triangle_tests: u64,
+}
+
+/// One of the two meshes of a pair query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Which {
+    /// The mesh the method is called on (`self`).
+    A,
+    /// The mesh passed as `other`.
+    B,
+}
+
+/// The solid answer of [`PlacedMesh::contact`] for closed meshes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Contact {
+    /// The surfaces touch; the first pair the descent found.
+    Touching(TrianglePair),
+    /// The surfaces do not touch, and mesh `inner` lies inside the other's
+    /// closed surface (its sampled vertex has winding number `|w| ≥ ½`).
+    Contained {
+        /// The mesh that lies inside.
+        inner: Which,
+    },
+    /// Neither touching nor contained (or a pose was not finite).
+    Separate,
+}
+
+/// Multiple of `ε` by which boxes are padded, relative to the coordinates
+/// (see the module documentation).
+const PAD_ULPS: Real = 64.0;
+
+/// One pair query: both trees and B's frame in A's frame, prepared once.
+struct PairDescent<'q, A, B> {
+    a: &'q MeshTree<A>,
+    b: &'q MeshTree<B>,
+    /// `R_ab`: B's axes in A's frame.
+    rotation: Matrix,
+    /// `T_ab`: B's origin in A's frame.
+    translation: Vector,
+    /// Added to A's half-extents in every box test.
+    pad: Real,
+}
+
+/// Which node of a pair the descent splits.
+#[derive(Clone, Copy)]
+enum Split {
+    A { left: NodeId, right: NodeId },
+    B { left: NodeId, right: NodeId },
+}
+
+impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
+    /// The prepared query, or `None` when the relative pose is not finite.
+    fn new(a: &PlacedMesh<'q, A>, b: &PlacedMesh<'q, B>) -> Option<Self> {
+        let a_from_b = a.pose.inv_mul(&b.pose);
+        let rotation = *a_from_b.rotation.to_rotation_matrix().matrix();
+        let translation = a_from_b.translation.vector;
+        if !(rotation.iter().all(|x| x.is_finite()) && translation.iter().all(|x| x.is_finite())) {
+            return None;
+        }
+        let scale = a.tree.coordinate_scale() + b.tree.coordinate_scale() + translation.amax();
+        let pad = PAD_ULPS * Real::EPSILON * scale;
+        if !pad.is_finite() {
+            return None;
+        }
+        Some(PairDescent {
+            a: a.tree,
+            b: b.tree,
+            rotation,
+            translation,
+            pad,
+        })
+    }
+
+    /// A point of B's frame in A's frame: `R_ab · p + T_ab`.
+    #[inline(always)]
+    fn b_to_a(&self, p: &Point) -> Point {
+        Point::from(self.rotation * p.coords + self.translation)
+    }
+
+    /// B's node box in A's mesh frame (identity axes skip their product).
+    #[inline(always)]
+    fn box_b_in_a(&self, b: &Obb) -> Obb {
+        let axes = if b.axes == Matrix::identity() {
+            self.rotation
+        } else {
+            self.rotation * b.axes
+        };
+        Obb::new(self.b_to_a(&b.center), axes, b.half_extents)
+    }
+
+    /// The 15-axis test of A's box (padded) against B's box already in A's frame.
+    #[inline(always)]
+    fn boxes_touch(&self, a: &Obb, b_in_a: &Obb) -> bool {
+        let offset = b_in_a.center - a.center;
+        let (rotation, translation) = if a.axes == Matrix::identity() {
+            (b_in_a.axes, offset)
+        } else {
+            (a.axes.tr_mul(&b_in_a.axes), a.axes.tr_mul(&offset))
+        };
+        boxes_overlap(
+            &a.half_extents.add_scalar(self.pad),
+            &b_in_a.half_extents,
+            &rotation,
+            &translation,
+        )
+    }
+
+    /// Runs the descent, calling `on_pair` for each touching pair until it
+    /// returns [`Visit::Stop`]. Returns `true` when stopped.
+    fn run(
+        &self,
+        stats: &mut OverlapStats,
+        mut on_pair: impl FnMut(TrianglePair) -> Visit,
+    ) -> bool {
+        let depth = (self.a.bvh().depth() + self.b.bvh().depth()) as usize;
+        if depth <= ARRAY_STACK_DEPTH {
+            self.kernel(&mut ArrayStack::new(), stats, &mut on_pair)
+        } else {
+            self.kernel(&mut Vec::new(), stats, &mut on_pair)
+        }
+    }
+
+    /// The descent. Stack entries are node pairs whose boxes touch; along
+    /// the current path each level `depth_a + depth_b` holds at most one
+    /// pending entry, so `depth_a + depth_b` entries suffice.
+    #[inline(always)]
+    fn kernel(
+        &self,
+        stack: &mut impl TraversalStack<(NodeId, NodeId)>,
+        stats: &mut OverlapStats,
+        on_pair: &mut impl FnMut(TrianglePair) -> Visit,
+    ) -> bool {
+        let (tree_a, tree_b) = (self.a.bvh(), self.b.bvh());
+        stats.volume_tests += 1;
+        let root_b = self.box_b_in_a(&tree_b.root_volume().oriented_box());
+        if !self.boxes_touch(&tree_a.root_volume().oriented_box(), &root_b) {
+            return false;
+        }
+        let mut current = (NodeId::ROOT, NodeId::ROOT);
+        loop {
+            let (id_a, id_b) = current;
+            let (node_a, node_b) = (tree_a.node(id_a), tree_b.node(id_b));
+            let split = match (node_a.kind(id_a), node_b.kind(id_b)) {
+                (
+                    NodeKind::Leaf {
+                        first: fa,
+                        count: ca,
+                    },
+                    NodeKind::Leaf {
+                        first: fb,
+                        count: cb,
+                    },
+                ) => {
+                    if self.leaf_pair(fa..fa + ca, fb..fb + cb, stats, on_pair) {
+                        return true;
+                    }
+                    None
+                }
+                (NodeKind::Inner { left, right }, NodeKind::Leaf { .. }) => {
+                    Some(Split::A { left, right })
+                }
+                (NodeKind::Leaf { .. }, NodeKind::Inner { left, right }) => {
+                    Some(Split::B { left, right })
+                }
+                (
+                    NodeKind::Inner {
+                        left: la,
+                        right: ra,
+                    },
+                    NodeKind::Inner {
+                        left: lb,
+                        right: rb,
+                    },
+                ) => {
+                    let size_a = node_a.volume.oriented_box().half_extents.norm_squared();
+                    let size_b = node_b.volume.oriented_box().half_extents.norm_squared();
+                    // `!(a < b)` also descends A when a size is NaN.
+                    Some(if !(size_a < size_b) {
+                        Split::A {
+                            left: la,
+                            right: ra,
+                        }
+                    } else {
+                        Split::B {
+                            left: lb,
+                            right: rb,
+                        }
+                    })
+                }
+            };
+            if let Some(split) = split {
+                stats.volume_tests += 2;
+                let (first, second, hit_first, hit_second) = match split {
+                    Split::A { left, right } => {
+                        let box_b = self.box_b_in_a(&node_b.volume.oriented_box());
+                        let hit_left =
+                            self.boxes_touch(&tree_a.node(left).volume.oriented_box(), &box_b);
+                        let hit_right =
+                            self.boxes_touch(&tree_a.node(right).volume.oriented_box(), &box_b);
+                        ((left, id_b), (right, id_b), hit_left, hit_right)
+                    }
+                    Split::B { left, right } => {
+                        let box_a = node_a.volume.oriented_box();
+                        let hit_left = self.boxes_touch(
+                            &box_a,
+                            &self.box_b_in_a(&tree_b.node(left).volume.oriented_box()),
+                        );
+                        let hit_right = self.boxes_touch(
+                            &box_a,
+                            &self.box_b_in_a(&tree_b.node(right).volume.oriented_box()),
+                        );
+                        ((id_a, left), (id_a, right), hit_left, hit_right)
+                    }
+                };
+                if hit_first {
+                    if hit_second {
+                        stack.push(second);
+                    }
+                    current = first;
+                    continue;
+                }
+                if hit_second {
+                    current = second;
+                    continue;
+                }
+            }
+            match stack.pop() {
+                Some(next) => current = next,
+                None => return false,
+            }
+        }
+    }
+
+    /// Exact tests of one leaf pair; B's triangles are mapped into A's frame
+    /// once here. Returns `true` when `on_pair` stopped the query.
+    #[inline(always)]
+    fn leaf_pair(
+        &self,
+        range_a: std::ops::Range<u32>,
+        range_b: std::ops::Range<u32>,
+        stats: &mut OverlapStats,
+        on_pair: &mut impl FnMut(TrianglePair) -> Visit,
+    ) -> bool {
+        let mut moved: SmallVec<[(Triangle, TriangleId); 8]> = SmallVec::new();
+        for k in range_b {
+            let (tri, id) = self.b.leaf_triangle(k as usize);
+            if !tri.is_degenerate() {
+                moved.push((
+                    Triangle::new(
+                        self.b_to_a(&tri.a),
+                        self.b_to_a(&tri.b),
+                        self.b_to_a(&tri.c),
+                    ),
+                    id,
+                ));
+            }
+        }
+        if moved.is_empty() {
+            return false;
+        }
+        for k in range_a {
+            let (tri_a, id_a) = self.a.leaf_triangle(k as usize);
+            if tri_a.is_degenerate() {
+                continue;
+            }
+            for (tri_b, id_b) in &moved {
+                stats.triangle_tests += 1;
+                if triangles_overlap(tri_a, tri_b)
+                    && on_pair(TrianglePair { a: id_a, b: *id_b }) == Visit::Stop
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
+    /// True when the two surfaces share a point (touching counts), with
+    /// early exit at the first touching triangle pair.
+    ///
+    /// Either tree may use any volume (OBB–OBB, AABB–AABB, mixed). A
+    /// non-finite pose gives `false`. Containment without touching is not
+    /// overlap: see [`PlacedMesh::contact`].
+    #[must_use]
+    pub fn overlaps<B: BoundingVolume>(&self, other: &PlacedMesh<'q, B>) -> bool {
+        self.first_contact(other).is_some()
+    }
+
+    /// The first touching triangle pair the descent finds (early exit).
+    ///
+    /// Deterministic for given trees and poses, but not in general the
+    /// smallest pair: use `touching_pairs(other, Some(1))` for that.
+    #[must_use]
+    pub fn first_contact<B: BoundingVolume>(
+        &self,
+        other: &PlacedMesh<'q, B>,
+    ) -> Option<TrianglePair> {
+        self.first_contact_with_stats(other, &mut OverlapStats::default())
+    }
+
+    /// [`PlacedMesh::first_contact`], adding the work done to `stats`.
+    pub fn first_contact_with_stats<B: BoundingVolume>(
+        &self,
+        other: &PlacedMesh<'q, B>,
+        stats: &mut OverlapStats,
+    ) -> Option<TrianglePair> {
+        let query = PairDescent::new(self, other)?;
+        let mut found = None;
+        query.run(stats, |pair| {
+            found = Some(pair);
+            Visit::Stop
+        });
+        found
+    }
+
+    /// Every touching triangle pair, sorted by `(a, b)`, without duplicates.
+    ///
+    /// With `limit = Some(k)` the answer is the first `k` pairs of that
+    /// sorted list (the `k` smallest), so it does not depend on the trees.
+    /// Finding them still visits every touching pair (the smallest pairs can
+    /// lie anywhere in the trees), but memory stays `O(k)`; use
+    /// [`PlacedMesh::first_contact`] to stop at the first pair found. A
+    /// non-finite pose gives no pairs.
+    #[must_use]
+    pub fn touching_pairs<B: BoundingVolume>(
+        &self,
+        other: &PlacedMesh<'q, B>,
+        limit: Option<usize>,
+    ) -> Vec<TrianglePair> {
+        self.touching_pairs_with_stats(other, limit, &mut OverlapStats::default())
+    }
+
+    /// [`PlacedMesh::touching_pairs`], adding the work done to `stats`.
+    pub fn touching_pairs_with_stats<B: BoundingVolume>(
+        &self,
+        other: &PlacedMesh<'q, B>,
+        limit: Option<usize>,
+        stats: &mut OverlapStats,
+    ) -> Vec<TrianglePair> {
+        if limit == Some(0) {
+            return Vec::new();
+        }
+        let Some(query) = PairDescent::new(self, other) else {
+            return Vec::new();
+        };
+        let mut pairs = match limit {
+            None => {
+                let mut pairs = Vec::new();
+                query.run(stats, |pair| {
+                    pairs.push(pair);
+                    Visit::Continue
+                });
+                pairs.sort_unstable();
+                pairs
+            }
+            Some(k) => {
+                // A max-heap of the k smallest pairs seen so far.
+                let mut smallest: BinaryHeap<TrianglePair> =
+                    BinaryHeap::with_capacity(k.min(1024) + 1);
+                query.run(stats, |pair| {
+                    if smallest.len() < k {
+                        smallest.push(pair);
+                    } else if let Some(mut largest) = smallest.peek_mut()
+                        && pair < *largest
+                    {
+                        *largest = pair;
+                    }
+                    Visit::Continue
+                });
+                smallest.into_sorted_vec()
+            }
+        };
+        // Each leaf pair is reached once, so this only guards the contract.
+        pairs.dedup();
+        pairs
+    }
+
+    /// The solid answer for closed meshes: touching surfaces, or else
+    /// whether one mesh lies inside the other, or separate.
+    ///
+    /// Containment samples one vertex of the inner candidate (the first
+    /// vertex of its first non-degenerate triangle) against the other mesh's
+    /// generalised winding number, summed over all its triangles in `f64`
+    /// (`O(n)`; robust to holes and grazing directions, unlike ray parity).
+    /// Since the surfaces do not touch, the answer holds for every point of a
+    /// connected inner mesh. Meaningful for closed meshes only: an open
+    /// surface has no inside. A non-finite pose gives [`Contact::Separate`].
+    #[must_use]
+    pub fn contact<B: BoundingVolume>(&self, other: &PlacedMesh<'q, B>) -> Contact {
+        let Some(query) = PairDescent::new(self, other) else {
+            return Contact::Separate;
+        };
+        let mut found = None;
+        query.run(&mut OverlapStats::default(), |pair| {
+            found = Some(pair);
+            Visit::Stop
+        });
+        if let Some(pair) = found {
+            return Contact::Touching(pair);
+        }
+        let (r, t) = (
+            query.rotation.cast::<f64>(),
+            query.translation.cast::<f64>(),
+        );
+        // A's vertex in B's frame: R_abᵀ (p − T_ab).
+        let a_in_b = sample_vertex(self.tree.mesh()).map(|p| r.tr_mul(&(p - t)));
+        if a_in_b.is_some_and(|p| winding_number(other.tree.mesh(), &p).abs() >= 0.5) {
+            return Contact::Contained { inner: Which::A };
+        }
+        let b_in_a = sample_vertex(other.tree.mesh()).map(|p| r * p + t);
+        if b_in_a.is_some_and(|p| winding_number(self.tree.mesh(), &p).abs() >= 0.5) {
+            return Contact::Contained { inner: Which::B };
+        }
+        Contact::Separate
+    }
+}
+
+/// The first vertex of the first non-degenerate triangle, in `f64`.
+fn sample_vertex(mesh: &TriMesh) -> Option<nalgebra::Vector3<f64>> {
+    mesh.triangles()
+        .find(|t| !t.is_degenerate())
+        .map(|t| t.a.coords.cast::<f64>())
+}
+
+/// Generalised winding number of `mesh` at `p` (Jacobson et al. 2013): the
+/// signed solid angles of its triangles (van Oosterom and Strackee, 1983)
+/// over `4π`. 1 inside a closed outward mesh, 0 outside, −1 inside an
+/// inward one; fractional for open meshes.
+fn winding_number(mesh: &TriMesh, p: &nalgebra::Vector3<f64>) -> f64 {
+    let total: f64 = mesh
+        .triangles()
+        .map(|t| {
+            let [a, b, c] = t.vertices().map(|v| v.coords.cast::<f64>() - p);
+            let (la, lb, lc) = (a.norm(), b.norm(), c.norm());
+            let det = a.dot(&b.cross(&c));
+            let den = la * lb * lc + a.dot(&b) * lc + b.dot(&c) * la + c.dot(&a) * lb;
+            2.0 * det.atan2(den)
+        })
+        .sum();
+    total / (4.0 * std::f64::consts::PI)
+}
