@@ -10,7 +10,7 @@ mod common;
 
 use std::hint::black_box;
 
-use boxtree::bvh::{BoundingVolume, BuildOptions};
+use boxtree::bvh::{BoundingVolume, BuildOptions, ObbFit};
 use boxtree::{AabbTree, Bvh, ObbTree, Point, TriMesh};
 use common::{median_ms, pp};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -34,6 +34,23 @@ fn workloads() -> Vec<(String, TriMesh)> {
     meshes
 }
 
+/// SAH cost of parry3d's tree, normalised like `TreeStats::sah_cost`:
+/// Σ inner-node area + Σ leaf area × triangles, over the root area.
+fn parry_sah(mesh: &TriMesh) -> f64 {
+    let trimesh = parry3d::shape::TriMesh::new(mesh.vertices().iter().map(pp).collect(), mesh.indices().to_vec()).expect("valid mesh");
+    let area = |a: parry3d::bounding_volume::Aabb| {
+        let e = a.maxs - a.mins;
+        2.0 * f64::from(e.x * e.y + e.y * e.z + e.z * e.x)
+    };
+    let root = area(trimesh.bvh().root_aabb());
+    let mut sum = 0.0;
+    trimesh.bvh().traverse(|node| {
+        sum += area(node.aabb());
+        parry3d::partitioning::TraversalAction::Continue
+    });
+    sum / root
+}
+
 fn parry_build(mesh: &TriMesh) -> usize {
     let vertices = mesh.vertices().iter().map(pp).collect();
     let indices = mesh.indices().to_vec();
@@ -49,35 +66,48 @@ fn ours<V: BoundingVolume>(mesh: &TriMesh, options: &BuildOptions) -> usize {
 fn build(c: &mut Criterion) {
     for (name, mesh) in workloads() {
         let parry_ms = median_ms(&mut || parry_build(black_box(&mesh)));
-        let configs: [(&str, BuildOptions, bool); 4] = [
+        println!("build {name}: parry3d tree SAH cost {:.1}", parry_sah(&mesh));
+        let configs: [(&str, BuildOptions, bool); 5] = [
             ("aabb sah serial", BuildOptions::sah().serial(), true),
             ("aabb sah parallel", BuildOptions { parallel: true, ..BuildOptions::sah() }, true),
             ("obb gottschalk serial", BuildOptions::gottschalk().serial(), false),
             ("obb gottschalk parallel", BuildOptions { parallel: true, ..BuildOptions::gottschalk() }, false),
+            ("obb gottschalk hull-fit serial", BuildOptions::gottschalk().with_obb_fit(ObbFit::Hull).serial(), false),
         ];
         let mut group = c.benchmark_group(format!("build/{name}"));
         group.sample_size(10);
         group.bench_function("parry3d TriMesh::new", |b| b.iter(|| parry_build(black_box(&mesh))));
         for (label, options, is_aabb) in configs {
+            if label.contains("hull") && mesh.len() > 200_000 {
+                println!("build {name} {label}: skipped above 200k triangles (hull per node is O(n log n) per level)");
+                continue;
+            }
             let run = |m: &TriMesh| if is_aabb { ours::<boxtree::Aabb>(m, &options) } else { ours::<boxtree::Obb>(m, &options) };
             group.bench_function(label, |b| b.iter(|| run(black_box(&mesh))));
             let ms = median_ms(&mut || run(black_box(&mesh)));
-            let (bytes, sah) = if is_aabb {
-                let s = AabbTree::build(&mesh, &options).stats();
-                (s.bytes_per_triangle, s.sah_cost)
+            let (bytes, sah, volume) = if is_aabb {
+                let tree = AabbTree::build(&mesh, &options);
+                let s = tree.stats();
+                (s.bytes_per_triangle, s.sah_cost, total_volume(&tree))
             } else {
-                let s = ObbTree::build(&mesh, &options).stats();
-                (s.bytes_per_triangle, s.sah_cost)
+                let tree = ObbTree::build(&mesh, &options);
+                let s = tree.stats();
+                (s.bytes_per_triangle, s.sah_cost, total_volume(&tree))
             };
             println!(
-                "build {name} ({} triangles) {label}: {ms:.2} ms, {bytes:.1} bytes/triangle, SAH cost {sah:.1}; \
-                 parry3d TriMesh::new {parry_ms:.2} ms; speed-up {:.2}x",
+                "build {name} ({} triangles) {label}: {ms:.2} ms, {bytes:.1} bytes/triangle, SAH cost {sah:.1}, \
+                 summed node volume {volume:.3e}; parry3d TriMesh::new {parry_ms:.2} ms; speed-up {:.2}x",
                 mesh.len(),
                 parry_ms / ms
             );
         }
         group.finish();
     }
+}
+
+/// Sum of all node volumes: how much space the tree's boxes sweep (lower is tighter).
+fn total_volume<V: BoundingVolume>(tree: &Bvh<V>) -> f64 {
+    tree.nodes().iter().map(|n| f64::from(n.volume.volume())).sum()
 }
 
 criterion_group!(benches, build);
