@@ -55,7 +55,11 @@ impl<V: BoundingVolume> Bvh<V> {
         let mut order: Vec<u32> = (0..mesh.len() as u32).collect();
         let nodes = build_nodes::<V>(&primitives, options, &mut order);
         let depth = super::tree_depth(&nodes);
-        Bvh { nodes, order, depth }
+        Bvh {
+            nodes,
+            order,
+            depth,
+        }
     }
 }
 

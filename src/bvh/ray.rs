@@ -11,7 +11,8 @@ use crate::math::{Point, Real, Vector};
 use crate::shape::Ray;
 
 /// `1 + 2γ₃` for `f32` (Ize 2013, eq. 3; Pharr et al., *PBRT* 3rd ed. §3.9).
-pub(crate) const EXIT_PADDING: Real = 1.0 + 2.0 * (3.0 * Real::EPSILON * 0.5) / (1.0 - 3.0 * Real::EPSILON * 0.5);
+pub(crate) const EXIT_PADDING: Real =
+    1.0 + 2.0 * (3.0 * Real::EPSILON * 0.5) / (1.0 - 3.0 * Real::EPSILON * 0.5);
 
 /// A ray with what box tests need precomputed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,7 +53,11 @@ impl TraversalRay {
         let mut enter = t_min;
         let mut exit = t_max;
         for i in 0..3 {
-            let (near, far) = if self.negative[i] { (max[i], min[i]) } else { (min[i], max[i]) };
+            let (near, far) = if self.negative[i] {
+                (max[i], min[i])
+            } else {
+                (min[i], max[i])
+            };
             let t_near = (near - self.origin[i]) * self.inverse_direction[i];
             let t_far = (far - self.origin[i]) * self.inverse_direction[i];
             enter = if t_near > enter { t_near } else { enter };

@@ -8,11 +8,11 @@
 
 use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, Sphere};
 use crate::bvh::TraversalRay;
+use crate::bvh::ray::EXIT_PADDING;
 use crate::fit::{
     CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, ritter_sphere,
 };
 use crate::math::{Matrix, Point, Real, Vector};
-use crate::bvh::ray::EXIT_PADDING;
 use crate::shape::{Ray, Triangle};
 
 /// How an OBB tree orients each node's box.
@@ -193,7 +193,9 @@ impl BoundingVolume for Obb {
         // much (relative, never absolute) to stay conservative.
         let origin = self.to_local(&ray.origin);
         let local = Ray::new(Point::from(origin), self.axes.tr_mul(&ray.direction));
-        let pad = 8.0 * Real::EPSILON * (origin.amax() + self.half_extents.amax() + (ray.origin - self.center).amax());
+        let pad = 8.0
+            * Real::EPSILON
+            * (origin.amax() + self.half_extents.amax() + (ray.origin - self.center).amax());
         let h = Point::from(self.half_extents.add_scalar(pad));
         TraversalRay::new(&local).slab_entry(&(-h), &h, t_min, t_max)
     }

@@ -104,8 +104,16 @@ impl WideNode {
             for lane in 0..4 {
                 let t_near = (near[lane] - o) * inv;
                 let t_far = (far[lane] - o) * inv;
-                enter[lane] = if t_near > enter[lane] { t_near } else { enter[lane] };
-                exit[lane] = if t_far < exit[lane] { t_far } else { exit[lane] };
+                enter[lane] = if t_near > enter[lane] {
+                    t_near
+                } else {
+                    enter[lane]
+                };
+                exit[lane] = if t_far < exit[lane] {
+                    t_far
+                } else {
+                    exit[lane]
+                };
             }
         }
         let mut mask = 0;
@@ -141,15 +149,24 @@ impl WideBvh {
                     .iter()
                     .enumerate()
                     .filter(|(_, c)| !bvh.node(**c).is_leaf())
-                    .max_by(|(_, a), (_, b)| bvh.node(**a).volume.surface_area().total_cmp(&bvh.node(**b).volume.surface_area()));
+                    .max_by(|(_, a), (_, b)| {
+                        bvh.node(**a)
+                            .volume
+                            .surface_area()
+                            .total_cmp(&bvh.node(**b).volume.surface_area())
+                    });
                 let Some((at, &open)) = widest else { break };
-                let NodeKind::Inner { left, right } = bvh.node(open).kind(open) else { break };
+                let NodeKind::Inner { left, right } = bvh.node(open).kind(open) else {
+                    break;
+                };
                 children.splice(at..=at, [left, right]);
             }
             for (lane, &c) in children.iter().enumerate() {
                 let node = bvh.node(c);
                 match node.kind(c) {
-                    NodeKind::Leaf { first, count } => nodes[wide].set(lane, &node.volume, LEAF | first, count),
+                    NodeKind::Leaf { first, count } => {
+                        nodes[wide].set(lane, &node.volume, LEAF | first, count)
+                    }
                     NodeKind::Inner { .. } => {
                         let index = nodes.len();
                         nodes.push(WideNode::UNUSED);

@@ -5,8 +5,8 @@ mod error;
 mod load;
 mod obj;
 mod ply;
-mod stl;
 mod procedural;
+mod stl;
 
 pub use error::MeshError;
 pub use load::MeshFormat;
@@ -68,15 +68,7 @@ impl TriMesh {
                 triangles: indices.len(),
             });
         }
-        if let Some(vertex) = vertices
-            .iter()
-            .position(|v| !v.coords.iter().all(|c| c.is_finite()))
-        {
-            return Err(MeshError::NonFiniteVertex {
-                vertex,
-                position: [vertices[vertex].x, vertices[vertex].y, vertices[vertex].z],
-            });
-        }
+        check_finite(&vertices)?;
         let count = vertices.len();
         for (triangle, tri) in indices.iter().enumerate() {
             if let Some(&index) = tri.iter().find(|&&i| i as usize >= count) {
@@ -151,15 +143,7 @@ impl TriMesh {
                 found: vertices.len(),
             });
         }
-        if let Some(vertex) = vertices
-            .iter()
-            .position(|v| !v.coords.iter().all(|c| c.is_finite()))
-        {
-            return Err(MeshError::NonFiniteVertex {
-                vertex,
-                position: [vertices[vertex].x, vertices[vertex].y, vertices[vertex].z],
-            });
-        }
+        check_finite(&vertices)?;
         self.vertices = vertices;
         Ok(())
     }
@@ -186,5 +170,19 @@ impl TriMesh {
             unused_vertices: used.iter().filter(|u| !**u).count(),
             surface_area,
         }
+    }
+}
+
+/// The first vertex with a NaN or infinite coordinate, as an error.
+fn check_finite(vertices: &[Point]) -> Result<(), MeshError> {
+    match vertices
+        .iter()
+        .position(|v| !v.coords.iter().all(|c| c.is_finite()))
+    {
+        Some(vertex) => Err(MeshError::NonFiniteVertex {
+            vertex,
+            position: [vertices[vertex].x, vertices[vertex].y, vertices[vertex].z],
+        }),
+        None => Ok(()),
     }
 }

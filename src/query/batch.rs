@@ -6,11 +6,18 @@
 const MIN_QUERIES_PER_TASK: usize = 256;
 
 /// `items.iter().map(f).collect()`, on all cores when the feature is on.
-pub(crate) fn map_batch<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+pub(crate) fn map_batch<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync + Send,
+) -> Vec<R> {
     #[cfg(feature = "parallel")]
     {
         use rayon::prelude::*;
-        items.par_iter().with_min_len(MIN_QUERIES_PER_TASK).map(f).collect()
+        items
+            .par_iter()
+            .with_min_len(MIN_QUERIES_PER_TASK)
+            .map(f)
+            .collect()
     }
     #[cfg(not(feature = "parallel"))]
     {

@@ -95,7 +95,12 @@ impl<V: BoundingVolume> MeshTree<V> {
 
     /// [`MeshTree::line_of_sight`] from one eye to many targets, in the targets' order.
     #[must_use]
-    pub fn line_of_sight_many(&self, eye: &Point, targets: &[Point], options: &SightOptions) -> Vec<Visibility> {
+    pub fn line_of_sight_many(
+        &self,
+        eye: &Point,
+        targets: &[Point],
+        options: &SightOptions,
+    ) -> Vec<Visibility> {
         map_batch(targets, |target| self.line_of_sight(eye, target, options))
     }
 

@@ -48,7 +48,10 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// The triangle at position `k` of the leaf order, with its id.
     #[inline(always)]
     pub(crate) fn leaf_triangle(&self, k: usize) -> (&Triangle, TriangleId) {
-        (&self.leaf_triangles[k], TriangleId(self.bvh.leaf_order()[k]))
+        (
+            &self.leaf_triangles[k],
+            TriangleId(self.bvh.leaf_order()[k]),
+        )
     }
 
     /// Largest absolute vertex coordinate (the scale of rounding errors).
@@ -111,9 +114,15 @@ pub struct PlacedMesh<'a, V> {
 }
 
 fn coordinate_scale(mesh: &TriMesh) -> Real {
-    mesh.vertices().iter().map(|v| v.coords.amax()).fold(0.0, Real::max)
+    mesh.vertices()
+        .iter()
+        .map(|v| v.coords.amax())
+        .fold(0.0, Real::max)
 }
 
 fn leaf_triangles<V: BoundingVolume>(mesh: &TriMesh, bvh: &Bvh<V>) -> Vec<Triangle> {
-    bvh.leaf_order().iter().map(|&t| mesh.triangle(TriangleId(t))).collect()
+    bvh.leaf_order()
+        .iter()
+        .map(|&t| mesh.triangle(TriangleId(t)))
+        .collect()
 }

@@ -129,7 +129,11 @@ impl<V: BoundingVolume> MeshTree<V> {
         stack.push(NodeId::ROOT);
         while let Some(id) = stack.pop() {
             let node = bvh.node(id);
-            if node.volume.ray_entry(&prepared.boxes, t_min, t_max).is_none() {
+            if node
+                .volume
+                .ray_entry(&prepared.boxes, t_min, t_max)
+                .is_none()
+            {
                 continue;
             }
             match node.kind(id) {
@@ -151,9 +155,52 @@ impl<V: BoundingVolume> MeshTree<V> {
         hits
     }
 
+    /// The first triangle of the leaf range that the ray hits, skipping `skip`.
+    #[inline(always)]
+    pub(crate) fn leaf_any_hit(
+        &self,
+        ray: &PreparedRay,
+        first: u32,
+        count: u32,
+        skip: &impl Fn(TriangleId) -> bool,
+    ) -> Option<TriangleId> {
+        (first as usize..(first + count) as usize).find_map(|k| {
+            let (tri, triangle) = self.leaf_triangle(k);
+            (!skip(triangle) && hit_triangle(ray, tri, triangle, ray.t_max).is_some())
+                .then_some(triangle)
+        })
+    }
+
+    /// Tests the leaf range against the current closest hit, tightening it.
+    /// Equal `t` keeps the lower triangle id, so answers do not depend on tree shape.
+    #[inline(always)]
+    pub(crate) fn leaf_closest_hit(
+        &self,
+        ray: &PreparedRay,
+        first: u32,
+        count: u32,
+        best: &mut Option<RayHit>,
+        t_best: &mut Real,
+    ) {
+        for k in first as usize..(first + count) as usize {
+            let (tri, triangle) = self.leaf_triangle(k);
+            if let Some(hit) = hit_triangle(ray, tri, triangle, *t_best) {
+                if hit.t < *t_best || best.is_none_or(|b| hit.t == b.t && hit.triangle < b.triangle)
+                {
+                    *t_best = hit.t;
+                    *best = Some(hit);
+                }
+            }
+        }
+    }
+
     /// The any-hit kernel: no child ordering, exit on the first accepted hit.
     /// `skip` rejects triangles (line-of-sight ignore lists).
-    pub(crate) fn any_hit_prepared(&self, ray: &PreparedRay, skip: impl Fn(TriangleId) -> bool) -> Option<TriangleId> {
+    pub(crate) fn any_hit_prepared(
+        &self,
+        ray: &PreparedRay,
+        skip: impl Fn(TriangleId) -> bool,
+    ) -> Option<TriangleId> {
         if let Some(wide) = self.wide() {
             self.wide_any_hit(wide, ray, &skip)
         } else if self.bvh().fits_array_stack() {
@@ -164,7 +211,12 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 
     #[inline(always)]
-    fn any_hit_kernel(&self, ray: &PreparedRay, skip: &impl Fn(TriangleId) -> bool, stack: &mut impl TraversalStack<NodeId>) -> Option<TriangleId> {
+    fn any_hit_kernel(
+        &self,
+        ray: &PreparedRay,
+        skip: &impl Fn(TriangleId) -> bool,
+        stack: &mut impl TraversalStack<NodeId>,
+    ) -> Option<TriangleId> {
         let bvh = self.bvh();
         let (t_min, t_max) = (ray.t_min, ray.t_max);
         bvh.root_volume().ray_entry(&ray.boxes, t_min, t_max)?;
@@ -172,8 +224,16 @@ impl<V: BoundingVolume> MeshTree<V> {
         loop {
             match bvh.node(id).kind(id) {
                 NodeKind::Inner { left, right } => {
-                    let hit_left = bvh.node(left).volume.ray_entry(&ray.boxes, t_min, t_max).is_some();
-                    let hit_right = bvh.node(right).volume.ray_entry(&ray.boxes, t_min, t_max).is_some();
+                    let hit_left = bvh
+                        .node(left)
+                        .volume
+                        .ray_entry(&ray.boxes, t_min, t_max)
+                        .is_some();
+                    let hit_right = bvh
+                        .node(right)
+                        .volume
+                        .ray_entry(&ray.boxes, t_min, t_max)
+                        .is_some();
                     if hit_left {
                         if hit_right {
                             stack.push(right);
@@ -187,11 +247,8 @@ impl<V: BoundingVolume> MeshTree<V> {
                     }
                 }
                 NodeKind::Leaf { first, count } => {
-                    for k in first as usize..(first + count) as usize {
-                        let (tri, triangle) = self.leaf_triangle(k);
-                        if !skip(triangle) && hit_triangle(ray, tri, triangle, t_max).is_some() {
-                            return Some(triangle);
-                        }
+                    if let Some(triangle) = self.leaf_any_hit(ray, first, count, skip) {
+                        return Some(triangle);
                     }
                 }
             }
@@ -211,7 +268,11 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 
     #[inline(always)]
-    fn closest_hit_kernel(&self, ray: &PreparedRay, stack: &mut impl TraversalStack<(NodeId, Real)>) -> Option<RayHit> {
+    fn closest_hit_kernel(
+        &self,
+        ray: &PreparedRay,
+        stack: &mut impl TraversalStack<(NodeId, Real)>,
+    ) -> Option<RayHit> {
         let bvh = self.bvh();
         let t_min = ray.t_min;
         let mut best: Option<RayHit> = None;
@@ -229,7 +290,11 @@ impl<V: BoundingVolume> MeshTree<V> {
                         let r = bvh.node(right).volume.ray_entry(&ray.boxes, t_min, reach);
                         match (l, r) {
                             (Some(tl), Some(tr)) => {
-                                let (near, far) = if tl <= tr { ((left, tl), (right, tr)) } else { ((right, tr), (left, tl)) };
+                                let (near, far) = if tl <= tr {
+                                    ((left, tl), (right, tr))
+                                } else {
+                                    ((right, tr), (left, tl))
+                                };
                                 stack.push(far);
                                 current = near;
                                 continue;
@@ -246,16 +311,7 @@ impl<V: BoundingVolume> MeshTree<V> {
                         }
                     }
                     NodeKind::Leaf { first, count } => {
-                        for k in first as usize..(first + count) as usize {
-                            let (tri, triangle) = self.leaf_triangle(k);
-                            if let Some(hit) = hit_triangle(ray, tri, triangle, t_best) {
-                                // Equal t: keep the lower triangle id, so answers do not depend on tree shape.
-                                if hit.t < t_best || best.is_none_or(|b| hit.t == b.t && hit.triangle < b.triangle) {
-                                    t_best = hit.t;
-                                    best = Some(hit);
-                                }
-                            }
-                        }
+                        self.leaf_closest_hit(ray, first, count, &mut best, &mut t_best)
                     }
                 }
             }
@@ -269,7 +325,12 @@ impl<V: BoundingVolume> MeshTree<V> {
 
 /// The watertight test against one triangle; zero-area triangles never hit.
 #[inline(always)]
-pub(crate) fn hit_triangle(ray: &PreparedRay, tri: &Triangle, triangle: TriangleId, t_max: Real) -> Option<RayHit> {
+pub(crate) fn hit_triangle(
+    ray: &PreparedRay,
+    tri: &Triangle,
+    triangle: TriangleId,
+    t_max: Real,
+) -> Option<RayHit> {
     let hit = ray.triangles.intersect(tri, ray.t_min, t_max)?;
     // Hits are rare next to tests, so the normal (and with it the degeneracy check) costs little here.
     let normal = tri.normal()?;
@@ -293,16 +354,19 @@ impl<V: BoundingVolume> PlacedMesh<'_, V> {
     /// [`MeshTree::segment_any_hit`] for a world-space segment.
     #[must_use]
     pub fn segment_any_hit(&self, segment: &Segment) -> Option<TriangleId> {
-        self.tree.ray_any_hit(&self.ray_to_local(&segment.to_ray()), 0.0, 1.0)
+        self.tree
+            .ray_any_hit(&self.ray_to_local(&segment.to_ray()), 0.0, 1.0)
     }
 
     /// [`MeshTree::ray_closest_hit`] for a world-space ray; the normal is returned in world space.
     #[must_use]
     pub fn ray_closest_hit(&self, ray: &Ray, t_min: Real, t_max: Real) -> Option<RayHit> {
-        self.tree.ray_closest_hit(&self.ray_to_local(ray), t_min, t_max).map(|hit| RayHit {
-            normal: self.pose.rotation * hit.normal,
-            ..hit
-        })
+        self.tree
+            .ray_closest_hit(&self.ray_to_local(ray), t_min, t_max)
+            .map(|hit| RayHit {
+                normal: self.pose.rotation * hit.normal,
+                ..hit
+            })
     }
 
     /// [`MeshTree::segment_closest_hit`] for a world-space segment.
@@ -314,7 +378,9 @@ impl<V: BoundingVolume> PlacedMesh<'_, V> {
     /// [`MeshTree::ray_all_hits`] for a world-space ray; normals in world space.
     #[must_use]
     pub fn ray_all_hits(&self, ray: &Ray, t_min: Real, t_max: Real) -> Vec<RayHit> {
-        let mut hits = self.tree.ray_all_hits(&self.ray_to_local(ray), t_min, t_max);
+        let mut hits = self
+            .tree
+            .ray_all_hits(&self.ray_to_local(ray), t_min, t_max);
         for hit in &mut hits {
             hit.normal = self.pose.rotation * hit.normal;
         }

@@ -11,10 +11,15 @@ use crate::bvh::{ArrayStack, TraversalStack, WideBvh, WideChild};
 use crate::math::Real;
 use crate::mesh::TriangleId;
 use crate::query::MeshTree;
-use crate::query::raycast::{PreparedRay, RayHit, hit_triangle, prune_slack};
+use crate::query::raycast::{PreparedRay, RayHit, prune_slack};
 
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
-    pub(crate) fn wide_any_hit(&self, wide: &WideBvh, ray: &PreparedRay, skip: &impl Fn(TriangleId) -> bool) -> Option<TriangleId> {
+    pub(crate) fn wide_any_hit(
+        &self,
+        wide: &WideBvh,
+        ray: &PreparedRay,
+        skip: &impl Fn(TriangleId) -> bool,
+    ) -> Option<TriangleId> {
         if wide.fits_array_stack() {
             self.wide_any_hit_kernel(wide, ray, skip, &mut ArrayStack::new())
         } else {
@@ -41,11 +46,8 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                 mask &= mask - 1;
                 match node.child(lane) {
                     WideChild::Leaf { first, count } => {
-                        for k in first as usize..(first + count) as usize {
-                            let (tri, triangle) = self.leaf_triangle(k);
-                            if !skip(triangle) && hit_triangle(ray, tri, triangle, t_max).is_some() {
-                                return Some(triangle);
-                            }
+                        if let Some(triangle) = self.leaf_any_hit(ray, first, count, skip) {
+                            return Some(triangle);
                         }
                     }
                     WideChild::Node(child) => stack.push(child),
@@ -65,7 +67,12 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     }
 
     #[inline(always)]
-    fn wide_closest_hit_kernel(&self, wide: &WideBvh, ray: &PreparedRay, stack: &mut impl TraversalStack<(u32, Real)>) -> Option<RayHit> {
+    fn wide_closest_hit_kernel(
+        &self,
+        wide: &WideBvh,
+        ray: &PreparedRay,
+        stack: &mut impl TraversalStack<(u32, Real)>,
+    ) -> Option<RayHit> {
         let nodes = wide.nodes();
         let t_min = ray.t_min;
         let mut t_best = ray.t_max;
@@ -86,16 +93,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                     mask &= mask - 1;
                     match node.child(lane) {
                         WideChild::Leaf { first, count } => {
-                            for k in first as usize..(first + count) as usize {
-                                let (tri, triangle) = self.leaf_triangle(k);
-                                if let Some(hit) = hit_triangle(ray, tri, triangle, t_best) {
-                                    // Equal t: keep the lower triangle id, so answers do not depend on tree shape.
-                                    if hit.t < t_best || best.is_none_or(|b| hit.t == b.t && hit.triangle < b.triangle) {
-                                        t_best = hit.t;
-                                        best = Some(hit);
-                                    }
-                                }
-                            }
+                            self.leaf_closest_hit(ray, first, count, &mut best, &mut t_best)
                         }
                         WideChild::Node(child) => {
                             inner[inner_count] = (child, entries[lane]);
