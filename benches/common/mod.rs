@@ -29,7 +29,11 @@ impl SplitMix {
 
     /// A point uniform in `[-extent, extent]³`.
     pub fn point(&mut self, extent: Real) -> Point {
-        Point::new(self.range(-extent, extent), self.range(-extent, extent), self.range(-extent, extent))
+        Point::new(
+            self.range(-extent, extent),
+            self.range(-extent, extent),
+            self.range(-extent, extent),
+        )
     }
 
     /// A vector with components uniform in `[lo, hi)`.
@@ -71,7 +75,7 @@ pub fn prot(r: &Rotation) -> parry3d::math::Rotation {
 
 /// Median nanoseconds per item of `run` (which processes `items` items per
 /// call): up to 31 calls, fewer when each takes long (at least 3, about 3 s).
-fn median_ns_per_item(run: &mut dyn FnMut() -> usize, items: usize) -> f64 {
+pub fn median_ns_per_item(run: &mut dyn FnMut() -> usize, items: usize) -> f64 {
     let budget = Instant::now();
     let mut samples = Vec::new();
     while samples.len() < 31 && (samples.len() < 3 || budget.elapsed().as_secs_f64() < 3.0) {
@@ -120,7 +124,10 @@ pub fn time_both(
     group.bench_function("boxtree", |b| b.iter(|| black_box(ours())));
     group.bench_function("parry3d", |b| b.iter(|| black_box(parry())));
     group.finish();
-    (median_ns_per_item(ours, items), median_ns_per_item(parry, items))
+    (
+        median_ns_per_item(ours, items),
+        median_ns_per_item(parry, items),
+    )
 }
 
 /// Median milliseconds of one call of `run` (for builds: no criterion group).
