@@ -23,7 +23,10 @@ fn workloads() -> Vec<(String, TriMesh)> {
             (format!("terrain {}k", mesh.len() / 1000), mesh)
         })
         .collect();
-    meshes.push(("icosphere 82k".into(), TriMesh::icosphere(Point::origin(), 1.0, 6)));
+    meshes.push((
+        "icosphere 82k".into(),
+        TriMesh::icosphere(Point::origin(), 1.0, 6),
+    ));
     for name in ["bunny", "env", "rob"] {
         let path = format!("{}/tests/data/{name}.obj", env!("CARGO_MANIFEST_DIR"));
         match TriMesh::load(&path) {
@@ -37,7 +40,11 @@ fn workloads() -> Vec<(String, TriMesh)> {
 /// SAH cost of parry3d's tree, normalised like `TreeStats::sah_cost`:
 /// Σ inner-node area + Σ leaf area × triangles, over the root area.
 fn parry_sah(mesh: &TriMesh) -> f64 {
-    let trimesh = parry3d::shape::TriMesh::new(mesh.vertices().iter().map(pp).collect(), mesh.indices().to_vec()).expect("valid mesh");
+    let trimesh = parry3d::shape::TriMesh::new(
+        mesh.vertices().iter().map(pp).collect(),
+        mesh.indices().to_vec(),
+    )
+    .expect("valid mesh");
     let area = |a: parry3d::bounding_volume::Aabb| {
         let e = a.maxs - a.mins;
         2.0 * f64::from(e.x * e.y + e.y * e.z + e.z * e.x)
@@ -54,7 +61,9 @@ fn parry_sah(mesh: &TriMesh) -> f64 {
 fn parry_build(mesh: &TriMesh) -> usize {
     let vertices = mesh.vertices().iter().map(pp).collect();
     let indices = mesh.indices().to_vec();
-    parry3d::shape::TriMesh::new(vertices, indices).expect("valid mesh").num_triangles()
+    parry3d::shape::TriMesh::new(vertices, indices)
+        .expect("valid mesh")
+        .num_triangles()
 }
 
 fn ours<V: BoundingVolume>(mesh: &TriMesh, options: &BuildOptions) -> usize {
@@ -66,23 +75,60 @@ fn ours<V: BoundingVolume>(mesh: &TriMesh, options: &BuildOptions) -> usize {
 fn build(c: &mut Criterion) {
     for (name, mesh) in workloads() {
         let parry_ms = median_ms(&mut || parry_build(black_box(&mesh)));
-        println!("build {name}: parry3d tree SAH cost {:.1}", parry_sah(&mesh));
+        println!(
+            "build {name}: parry3d tree SAH cost {:.1}",
+            parry_sah(&mesh)
+        );
         let configs: [(&str, BuildOptions, bool); 5] = [
             ("aabb sah serial", BuildOptions::sah().serial(), true),
-            ("aabb sah parallel", BuildOptions { parallel: true, ..BuildOptions::sah() }, true),
-            ("obb gottschalk serial", BuildOptions::gottschalk().serial(), false),
-            ("obb gottschalk parallel", BuildOptions { parallel: true, ..BuildOptions::gottschalk() }, false),
-            ("obb gottschalk hull-fit serial", BuildOptions::gottschalk().with_obb_fit(ObbFit::Hull).serial(), false),
+            (
+                "aabb sah parallel",
+                BuildOptions {
+                    parallel: true,
+                    ..BuildOptions::sah()
+                },
+                true,
+            ),
+            (
+                "obb gottschalk serial",
+                BuildOptions::gottschalk().serial(),
+                false,
+            ),
+            (
+                "obb gottschalk parallel",
+                BuildOptions {
+                    parallel: true,
+                    ..BuildOptions::gottschalk()
+                },
+                false,
+            ),
+            (
+                "obb gottschalk hull-fit serial",
+                BuildOptions::gottschalk()
+                    .with_obb_fit(ObbFit::Hull)
+                    .serial(),
+                false,
+            ),
         ];
         let mut group = c.benchmark_group(format!("build/{name}"));
         group.sample_size(10);
-        group.bench_function("parry3d TriMesh::new", |b| b.iter(|| parry_build(black_box(&mesh))));
+        group.bench_function("parry3d TriMesh::new", |b| {
+            b.iter(|| parry_build(black_box(&mesh)))
+        });
         for (label, options, is_aabb) in configs {
             if label.contains("hull") && mesh.len() > 200_000 {
-                println!("build {name} {label}: skipped above 200k triangles (hull per node is O(n log n) per level)");
+                println!(
+                    "build {name} {label}: skipped above 200k triangles (hull per node is O(n log n) per level)"
+                );
                 continue;
             }
-            let run = |m: &TriMesh| if is_aabb { ours::<boxtree::Aabb>(m, &options) } else { ours::<boxtree::Obb>(m, &options) };
+            let run = |m: &TriMesh| {
+                if is_aabb {
+                    ours::<boxtree::Aabb>(m, &options)
+                } else {
+                    ours::<boxtree::Obb>(m, &options)
+                }
+            };
             group.bench_function(label, |b| b.iter(|| run(black_box(&mesh))));
             let ms = median_ms(&mut || run(black_box(&mesh)));
             let (bytes, sah, volume) = if is_aabb {
@@ -107,7 +153,10 @@ fn build(c: &mut Criterion) {
 
 /// Sum of all node volumes: how much space the tree's boxes sweep (lower is tighter).
 fn total_volume<V: BoundingVolume>(tree: &Bvh<V>) -> f64 {
-    tree.nodes().iter().map(|n| f64::from(n.volume.volume())).sum()
+    tree.nodes()
+        .iter()
+        .map(|n| f64::from(n.volume.volume()))
+        .sum()
 }
 
 criterion_group!(benches, build);

@@ -19,7 +19,8 @@ fn obb_obb(c: &mut Criterion) {
     // Unit-ish boxes with centres spread so that about half the pairs overlap.
     let boxes: Vec<(Obb, Obb)> = (0..N)
         .map(|_| {
-            let mut one = || Obb::from_rotation(rng.point(1.2), &rng.rotation(), rng.vector(0.2, 1.0));
+            let mut one =
+                || Obb::from_rotation(rng.point(1.2), &rng.rotation(), rng.vector(0.2, 1.0));
             (one(), one())
         })
         .collect();
@@ -28,7 +29,10 @@ fn obb_obb(c: &mut Criterion) {
         .map(|(a, b)| {
             let pose = |o: &Obb| {
                 let r = boxtree::Rotation::from_matrix(&o.axes);
-                (parry3d::math::Pose::from_parts(pp(&o.center), prot(&r)), parry3d::shape::Cuboid::new(pv(&o.half_extents)))
+                (
+                    parry3d::math::Pose::from_parts(pp(&o.center), prot(&r)),
+                    parry3d::shape::Cuboid::new(pv(&o.half_extents)),
+                )
             };
             (pose(a), pose(b))
         })
@@ -37,13 +41,22 @@ fn obb_obb(c: &mut Criterion) {
         c,
         "obb_obb_overlap",
         N,
-        || boxes.iter().filter(|(a, b)| black_box(a).overlaps(black_box(b))).count(),
+        || {
+            boxes
+                .iter()
+                .filter(|(a, b)| black_box(a).overlaps(black_box(b)))
+                .count()
+        },
         || {
             parry_boxes
                 .iter()
                 .filter(|((pa, ca), (pb, cb))| {
                     let pos12 = pa.inv_mul(pb);
-                    parry3d::query::details::intersection_test_cuboid_cuboid(&pos12, black_box(ca), black_box(cb))
+                    parry3d::query::details::intersection_test_cuboid_cuboid(
+                        &pos12,
+                        black_box(ca),
+                        black_box(cb),
+                    )
                 })
                 .count()
         },
@@ -77,11 +90,21 @@ fn segment_aabb_tests(c: &mut Criterion) {
         c,
         "segment_aabb_sat",
         N,
-        || inputs.iter().filter(|(s, b)| segment_overlaps_aabb(black_box(s), black_box(b))).count(),
+        || {
+            inputs
+                .iter()
+                .filter(|(s, b)| segment_overlaps_aabb(black_box(s), black_box(b)))
+                .count()
+        },
         || {
             parry_inputs
                 .iter()
-                .filter(|(s, _, b)| parry3d::query::details::intersection_test_aabb_segment(black_box(b), black_box(s)))
+                .filter(|(s, _, b)| {
+                    parry3d::query::details::intersection_test_aabb_segment(
+                        black_box(b),
+                        black_box(s),
+                    )
+                })
                 .count()
         },
     );
@@ -98,7 +121,11 @@ fn segment_aabb_tests(c: &mut Criterion) {
         || {
             parry_inputs
                 .iter()
-                .filter(|(_, r, b)| black_box(b).cast_local_ray(black_box(r), 1.0, true).is_some())
+                .filter(|(_, r, b)| {
+                    black_box(b)
+                        .cast_local_ray(black_box(r), 1.0, true)
+                        .is_some()
+                })
                 .count()
         },
     );
@@ -110,4 +137,3 @@ criterion_group! {
     targets = obb_obb, segment_aabb_tests
 }
 criterion_main!(benches);
-

@@ -23,7 +23,11 @@ fn procedural_scene() -> TriMesh {
     let mut scene = TriMesh::terrain(600, 1000.0, 30.0, 5);
     let mut rng = SplitMix(17);
     for _ in 0..48 {
-        let c = Point::new(rng.range(-450.0, 450.0), rng.range(-450.0, 450.0), rng.range(10.0, 40.0));
+        let c = Point::new(
+            rng.range(-450.0, 450.0),
+            rng.range(-450.0, 450.0),
+            rng.range(10.0, 40.0),
+        );
         scene = scene.merged(&TriMesh::icosphere(c, rng.range(5.0, 25.0), 5));
     }
     scene
@@ -47,11 +51,24 @@ fn segments(mesh: &TriMesh, seed: u64, eye_lift: f32) -> Vec<Segment> {
 fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]) {
     let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
     let obb = MeshTree::<Obb>::build(mesh.clone(), &BuildOptions::gottschalk());
-    let parry = parry3d::shape::TriMesh::new(mesh.vertices().iter().map(pp).collect(), mesh.indices().to_vec()).expect("valid mesh");
-    let parry_rays: Vec<parry3d::query::Ray> = segments.iter().map(|s| parry3d::query::Ray::new(pp(&s.a), pv(&s.direction()))).collect();
+    let parry = parry3d::shape::TriMesh::new(
+        mesh.vertices().iter().map(pp).collect(),
+        mesh.indices().to_vec(),
+    )
+    .expect("valid mesh");
+    let parry_rays: Vec<parry3d::query::Ray> = segments
+        .iter()
+        .map(|s| parry3d::query::Ray::new(pp(&s.a), pv(&s.direction())))
+        .collect();
 
-    let blocked = segments.iter().filter(|s| aabb.segment_is_blocked(s)).count();
-    let parry_blocked = parry_rays.iter().filter(|r| parry.intersects_local_ray(r, 1.0)).count();
+    let blocked = segments
+        .iter()
+        .filter(|s| aabb.segment_is_blocked(s))
+        .count();
+    let parry_blocked = parry_rays
+        .iter()
+        .filter(|r| parry.intersects_local_ray(r, 1.0))
+        .count();
     println!(
         "raycast {name}: {} triangles, {SEGMENTS} segments, {:.1}% blocked (parry3d agrees on {:.1}%)",
         mesh.len(),
@@ -61,34 +78,108 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
 
     type Run<'a> = Box<dyn FnMut() -> usize + 'a>;
     let runs: Vec<(&str, Run)> = vec![
-        ("parry3d any-hit (intersects_local_ray)", Box::new(|| parry_rays.iter().filter(|r| parry.intersects_local_ray(black_box(r), 1.0)).count())),
-        ("parry3d closest-hit (cast_local_ray_and_get_normal)", Box::new(|| parry_rays.iter().filter(|r| parry.cast_local_ray_and_get_normal(black_box(r), 1.0, false).is_some()).count())),
-        ("aabb any-hit", Box::new(|| segments.iter().filter(|s| aabb.segment_any_hit(black_box(s)).is_some()).count())),
-        ("aabb closest-hit", Box::new(|| segments.iter().filter(|s| aabb.segment_closest_hit(black_box(s)).is_some()).count())),
-        ("obb any-hit", Box::new(|| segments.iter().filter(|s| obb.segment_any_hit(black_box(s)).is_some()).count())),
-        ("obb closest-hit", Box::new(|| segments.iter().filter(|s| obb.segment_closest_hit(black_box(s)).is_some()).count())),
-        ("aabb any-hit batched (all cores)", Box::new(|| aabb.segments_any_hit(black_box(segments)).iter().filter(|h| h.is_some()).count())),
+        (
+            "parry3d any-hit (intersects_local_ray)",
+            Box::new(|| {
+                parry_rays
+                    .iter()
+                    .filter(|r| parry.intersects_local_ray(black_box(r), 1.0))
+                    .count()
+            }),
+        ),
+        (
+            "parry3d closest-hit (cast_local_ray_and_get_normal)",
+            Box::new(|| {
+                parry_rays
+                    .iter()
+                    .filter(|r| {
+                        parry
+                            .cast_local_ray_and_get_normal(black_box(r), 1.0, false)
+                            .is_some()
+                    })
+                    .count()
+            }),
+        ),
+        (
+            "aabb any-hit",
+            Box::new(|| {
+                segments
+                    .iter()
+                    .filter(|s| aabb.segment_any_hit(black_box(s)).is_some())
+                    .count()
+            }),
+        ),
+        (
+            "aabb closest-hit",
+            Box::new(|| {
+                segments
+                    .iter()
+                    .filter(|s| aabb.segment_closest_hit(black_box(s)).is_some())
+                    .count()
+            }),
+        ),
+        (
+            "obb any-hit",
+            Box::new(|| {
+                segments
+                    .iter()
+                    .filter(|s| obb.segment_any_hit(black_box(s)).is_some())
+                    .count()
+            }),
+        ),
+        (
+            "obb closest-hit",
+            Box::new(|| {
+                segments
+                    .iter()
+                    .filter(|s| obb.segment_closest_hit(black_box(s)).is_some())
+                    .count()
+            }),
+        ),
+        (
+            "aabb any-hit batched (all cores)",
+            Box::new(|| {
+                aabb.segments_any_hit(black_box(segments))
+                    .iter()
+                    .filter(|h| h.is_some())
+                    .count()
+            }),
+        ),
     ];
     let mut group = c.benchmark_group(format!("raycast/{name}"));
-    group.sample_size(10).throughput(Throughput::Elements(SEGMENTS as u64));
+    group
+        .sample_size(10)
+        .throughput(Throughput::Elements(SEGMENTS as u64));
     let mut parry_ns = [0.0; 2];
     for (label, mut run) in runs {
         group.bench_function(label, |b| b.iter(&mut run));
         let ns = median_ns_per_item(&mut run, SEGMENTS);
-        let reference = if label.contains("closest") { parry_ns[1] } else { parry_ns[0] };
+        let reference = if label.contains("closest") {
+            parry_ns[1]
+        } else {
+            parry_ns[0]
+        };
         if label.starts_with("parry3d any") {
             parry_ns[0] = ns;
         } else if label.starts_with("parry3d closest") {
             parry_ns[1] = ns;
         }
-        let ratio = if label.starts_with("parry3d") { String::new() } else { format!(", speed-up over parry3d {:.2}x", reference / ns) };
-        println!("raycast {name} {label}: {ns:.1} ns/query, {:.2} Mrays/s{ratio}", 1e3 / ns);
+        let ratio = if label.starts_with("parry3d") {
+            String::new()
+        } else {
+            format!(", speed-up over parry3d {:.2}x", reference / ns)
+        };
+        println!(
+            "raycast {name} {label}: {ns:.1} ns/query, {:.2} Mrays/s{ratio}",
+            1e3 / ns
+        );
     }
     group.finish();
 }
 
 fn raycast(c: &mut Criterion) {
-    let bunny = TriMesh::load(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bunny.obj")).expect("bunny loads");
+    let bunny = TriMesh::load(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bunny.obj"))
+        .expect("bunny loads");
     let bunny_segments = segments(&bunny, 1, 1.0);
     bench_mesh(c, "bunny", bunny, &bunny_segments);
     let scene = procedural_scene();

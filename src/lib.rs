@@ -30,10 +30,13 @@ pub mod shape;
 pub mod sweep;
 
 pub use bounding_volume::{Aabb, CenterExtents, Kdop, Kdop6, Kdop14, Kdop18, Kdop26, Obb, Sphere};
-pub use mesh::{MeshError, MeshFormat, MeshReport, TriMesh, TriangleId};
 pub use bvh::{AabbTree, BoundingVolume, BuildOptions, Bvh, KdopTree, ObbTree, SphereTree};
 pub use math::{Isometry, Matrix, Point, Real, Rotation, Vector};
-pub use query::{MeshTree, PlacedMesh, RayHit, SightOptions, Visibility};
+pub use mesh::{MeshError, MeshFormat, MeshReport, TriMesh, TriangleId};
+pub use query::{
+    Contact, MeshTree, OverlapStats, PlacedMesh, RayHit, Region, SightOptions, TrianglePair,
+    Visibility, Which,
+};
 pub use shape::{Plane, PlaneError, Ray, Segment, Triangle};
 pub use sweep::{SpherePlaneHit, SweepHit};
 

@@ -10,16 +10,29 @@ use boxtree::intersect::{
     sphere_overlaps_aabb, sphere_overlaps_obb,
 };
 use boxtree::math::nalgebra;
-use boxtree::{Aabb, CenterExtents, Isometry, Obb, Plane, PlaneError, Point, Ray, Segment, Sphere, Vector};
+use boxtree::{
+    Aabb, CenterExtents, Isometry, Obb, Plane, PlaneError, Point, Ray, Segment, Sphere, Vector,
+};
 use common::{SplitMix, isometry, matrix, point, rotation, vector};
 use proptest::prelude::*;
 
 fn obb_overlaps_oracle(a: &Obb, b: &Obb) -> bool {
     let (ca, cb) = (a.corners(), b.corners());
-    let (na, nb) = ([a.axis(0), a.axis(1), a.axis(2)], [b.axis(0), b.axis(1), b.axis(2)]);
+    let (na, nb) = (
+        [a.axis(0), a.axis(1), a.axis(2)],
+        [b.axis(0), b.axis(1), b.axis(2)],
+    );
     polytopes_overlap(
-        &ConvexPolytope { vertices: &ca, face_normals: &na, edge_directions: &na },
-        &ConvexPolytope { vertices: &cb, face_normals: &nb, edge_directions: &nb },
+        &ConvexPolytope {
+            vertices: &ca,
+            face_normals: &na,
+            edge_directions: &na,
+        },
+        &ConvexPolytope {
+            vertices: &cb,
+            face_normals: &nb,
+            edge_directions: &nb,
+        },
     )
 }
 
@@ -29,13 +42,25 @@ fn segment_box_oracle(s: &Segment, b: &Aabb) -> bool {
     let d = [s.direction()];
     let ends = [s.a, s.b];
     polytopes_overlap(
-        &ConvexPolytope { vertices: &ends, face_normals: &[], edge_directions: &d },
-        &ConvexPolytope { vertices: &corners, face_normals: &axes, edge_directions: &axes },
+        &ConvexPolytope {
+            vertices: &ends,
+            face_normals: &[],
+            edge_directions: &d,
+        },
+        &ConvexPolytope {
+            vertices: &corners,
+            face_normals: &axes,
+            edge_directions: &axes,
+        },
     )
 }
 
 fn obb_strategy(extent: f32) -> impl Strategy<Value = Obb> {
-    (point(extent), rotation(), vector(extent).prop_map(|v| v.abs()))
+    (
+        point(extent),
+        rotation(),
+        vector(extent).prop_map(|v| v.abs()),
+    )
         .prop_map(|(c, r, h)| Obb::new(c, matrix(&r), h))
 }
 
@@ -46,7 +71,13 @@ fn aabb_strategy(extent: f32) -> impl Strategy<Value = Aabb> {
 /// Margin by which the pair is away from touching, measured by the f64 oracle
 /// on shrunk/grown boxes: the boolean must agree whenever the answer is stable.
 fn stable_obb_pair(a: &Obb, b: &Obb) -> Option<bool> {
-    let grow = |o: &Obb, f: f32| Obb::new(o.center, o.axes, o.half_extents * f + Vector::repeat(1e-3 * (f - 1.0)));
+    let grow = |o: &Obb, f: f32| {
+        Obb::new(
+            o.center,
+            o.axes,
+            o.half_extents * f + Vector::repeat(1e-3 * (f - 1.0)),
+        )
+    };
     let shrunk = obb_overlaps_oracle(&grow(a, 0.999), &grow(b, 0.999));
     let grown = obb_overlaps_oracle(&grow(a, 1.001), &grow(b, 1.001));
     (shrunk == grown).then_some(shrunk)
@@ -227,13 +258,26 @@ proptest! {
 
 #[test]
 fn face_to_face_touching_boxes_overlap() {
-    let a = Obb::from_aabb(&Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0)));
-    let b = Obb::from_aabb(&Aabb::new(Point::new(1.0, 0.25, 0.25), Point::new(2.0, 0.75, 0.75)));
+    let a = Obb::from_aabb(&Aabb::new(
+        Point::new(0.0, 0.0, 0.0),
+        Point::new(1.0, 1.0, 1.0),
+    ));
+    let b = Obb::from_aabb(&Aabb::new(
+        Point::new(1.0, 0.25, 0.25),
+        Point::new(2.0, 0.75, 0.75),
+    ));
     assert!(a.overlaps(&b) && b.overlaps(&a));
     let a_box = Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0));
     let b_box = Aabb::new(Point::new(1.0, 1.0, 1.0), Point::new(2.0, 2.0, 2.0));
-    assert!(a_box.overlaps(&b_box), "corner-touching AABBs overlap (inclusive test)");
-    assert!(a_box.to_center_extents().overlaps(&b_box.to_center_extents()));
+    assert!(
+        a_box.overlaps(&b_box),
+        "corner-touching AABBs overlap (inclusive test)"
+    );
+    assert!(
+        a_box
+            .to_center_extents()
+            .overlaps(&b_box.to_center_extents())
+    );
 }
 
 #[test]
@@ -242,9 +286,17 @@ fn edge_to_edge_touching_rotated_boxes_overlap() {
     let r = boxtree::Rotation::from_axis_angle(&Vector::z_axis(), std::f32::consts::FRAC_PI_4);
     let h = 0.5;
     let reach = h * std::f32::consts::SQRT_2;
-    let a = Obb::new(Point::origin(), boxtree::Matrix::identity(), Vector::repeat(h));
+    let a = Obb::new(
+        Point::origin(),
+        boxtree::Matrix::identity(),
+        Vector::repeat(h),
+    );
     let touching = Obb::from_rotation(Point::new(h + reach, 0.0, 0.0), &r, Vector::repeat(h));
-    let apart = Obb::from_rotation(Point::new(h + reach + 1e-3, 0.0, 0.0), &r, Vector::repeat(h));
+    let apart = Obb::from_rotation(
+        Point::new(h + reach + 1e-3, 0.0, 0.0),
+        &r,
+        Vector::repeat(h),
+    );
     assert!(a.overlaps(&touching));
     assert!(!a.overlaps(&apart));
 }
@@ -272,7 +324,10 @@ fn parallel_edges_with_rounding_noise_are_not_falsely_separated() {
                         let mut c = Point::origin();
                         c[k] = 1.5 * sign;
                         let b = Obb::new(c, axes, h);
-                        assert!(a.overlaps(&b), "false separation: noise {noise} at ({row},{col}), offset axis {k}");
+                        assert!(
+                            a.overlaps(&b),
+                            "false separation: noise {noise} at ({row},{col}), offset axis {k}"
+                        );
                         assert!(b.overlaps(&a));
                     }
                 }
@@ -286,15 +341,28 @@ fn nearly_parallel_long_boxes_overlapping_are_reported() {
     let mut rng = SplitMix(7);
     for _ in 0..20_000 {
         let angle = rng.range(-1e-5, 1e-5);
-        let axis = Vector::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
-        let Some(axis) = nalgebra::Unit::try_new(axis, 1e-3) else { continue };
+        let axis = Vector::new(
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+        );
+        let Some(axis) = nalgebra::Unit::try_new(axis, 1e-3) else {
+            continue;
+        };
         let r = boxtree::Rotation::from_axis_angle(&axis, angle);
         let long = Vector::new(1000.0, 1.0, 1.0);
         let a = Obb::new(Point::origin(), boxtree::Matrix::identity(), long);
         // B overlaps A by construction: its centre lies inside A.
-        let c = Point::new(rng.range(-999.0, 999.0), rng.range(-0.9, 0.9), rng.range(-0.9, 0.9));
+        let c = Point::new(
+            rng.range(-999.0, 999.0),
+            rng.range(-0.9, 0.9),
+            rng.range(-0.9, 0.9),
+        );
         let b = Obb::from_rotation(c, &r, long);
-        assert!(a.overlaps(&b) && b.overlaps(&a), "false separation at angle {angle}");
+        assert!(
+            a.overlaps(&b) && b.overlaps(&a),
+            "false separation at angle {angle}"
+        );
     }
 }
 
@@ -331,7 +399,10 @@ fn segment_touching_an_edge_or_corner_is_a_hit() {
     let corner = Segment::new(Point::new(2.0, 2.0, 2.0), Point::new(1.0, 1.0, 1.0));
     assert!(segment_overlaps_aabb(&corner, &b));
     assert_eq!(segment_aabb(&corner, &b).unwrap().t_enter, 1.0);
-    let beside = Segment::new(Point::new(-1.0, 1.0 + 1e-6, 2.0), Point::new(1.0, 1.0 + 1e-6, 0.0));
+    let beside = Segment::new(
+        Point::new(-1.0, 1.0 + 1e-6, 2.0),
+        Point::new(1.0, 1.0 + 1e-6, 0.0),
+    );
     assert!(!segment_overlaps_aabb(&beside, &b));
     assert!(segment_aabb(&beside, &b).is_none());
 }
@@ -359,7 +430,11 @@ fn axis_parallel_ray_on_a_face_plane_hits_without_nan() {
 #[test]
 fn zero_length_segment_hits_only_when_its_point_is_in_the_box() {
     let b = Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0));
-    for (p, inside) in [(Point::new(0.5, 0.5, 0.5), true), (Point::new(1.0, 1.0, 1.0), true), (Point::new(1.5, 0.5, 0.5), false)] {
+    for (p, inside) in [
+        (Point::new(0.5, 0.5, 0.5), true),
+        (Point::new(1.0, 1.0, 1.0), true),
+        (Point::new(1.5, 0.5, 0.5), false),
+    ] {
         let s = Segment::new(p, p);
         assert_eq!(segment_overlaps_aabb(&s, &b), inside);
         assert_eq!(segment_aabb(&s, &b).is_some(), inside);
@@ -372,7 +447,10 @@ fn ray_obb_reports_world_entry_point() {
     let o = Obb::from_rotation(Point::new(5.0, 0.0, 0.0), &r, Vector::new(1.0, 1.0, 1.0));
     let ray = Ray::new(Point::origin(), Vector::x());
     let hit = ray_obb(&ray, 0.0, 100.0, &o).unwrap();
-    assert!(o.closest_point(&hit.entry_point) == hit.entry_point || o.distance_squared(&hit.entry_point) < 1e-10);
+    assert!(
+        o.closest_point(&hit.entry_point) == hit.entry_point
+            || o.distance_squared(&hit.entry_point) < 1e-10
+    );
     assert!((hit.entry_point.y).abs() < 1e-6);
 }
 
@@ -380,12 +458,34 @@ fn ray_obb_reports_world_entry_point() {
 fn non_finite_inputs_give_documented_answers() {
     let b = Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0));
     let nan = Point::new(f32::NAN, 0.5, 0.5);
-    assert!(!segment_overlaps_aabb(&Segment::new(nan, Point::new(0.5, 0.5, 0.5)), &b));
+    assert!(!segment_overlaps_aabb(
+        &Segment::new(nan, Point::new(0.5, 0.5, 0.5)),
+        &b
+    ));
     assert!(segment_aabb(&Segment::new(nan, Point::new(0.5, 0.5, 0.5)), &b).is_none());
-    assert!(ray_aabb(&Ray::new(Point::new(0.5, 0.5, 0.5), Vector::x()), f32::NAN, 1.0, &b).is_none());
-    assert!(ray_aabb(&Ray::new(Point::new(0.5, 0.5, 0.5), Vector::new(f32::NAN, 0.0, 0.0)), 0.0, 1.0, &b).is_none());
+    assert!(
+        ray_aabb(
+            &Ray::new(Point::new(0.5, 0.5, 0.5), Vector::x()),
+            f32::NAN,
+            1.0,
+            &b
+        )
+        .is_none()
+    );
+    assert!(
+        ray_aabb(
+            &Ray::new(Point::new(0.5, 0.5, 0.5), Vector::new(f32::NAN, 0.0, 0.0)),
+            0.0,
+            1.0,
+            &b
+        )
+        .is_none()
+    );
     assert!(!sphere_overlaps_aabb(&Sphere::new(nan, 1.0), &b));
-    assert!(!sphere_overlaps_aabb(&Sphere::new(Point::origin(), f32::NAN), &b));
+    assert!(!sphere_overlaps_aabb(
+        &Sphere::new(Point::origin(), f32::NAN),
+        &b
+    ));
     assert!(!b.contains_point(&nan));
     let o = Obb::from_aabb(&b);
     assert!(!sphere_overlaps_obb(&Sphere::new(nan, 1.0), &o));
@@ -394,23 +494,43 @@ fn non_finite_inputs_give_documented_answers() {
     assert!(nan_box.overlaps(&o));
     let plane = Plane::from_point_normal(&Point::origin(), &Vector::z()).unwrap();
     assert_eq!(obb_plane_side(&nan_box, &plane), PlaneSide::Straddling);
-    assert_eq!(Plane::from_point_normal(&nan, &Vector::z()), Err(PlaneError::NonFinite));
-    assert_eq!(Plane::from_points(&nan, &Point::origin(), &Point::new(1.0, 0.0, 0.0)), Err(PlaneError::NonFinite));
+    assert_eq!(
+        Plane::from_point_normal(&nan, &Vector::z()),
+        Err(PlaneError::NonFinite)
+    );
+    assert_eq!(
+        Plane::from_points(&nan, &Point::origin(), &Point::new(1.0, 0.0, 0.0)),
+        Err(PlaneError::NonFinite)
+    );
 }
 
 #[test]
 fn planes_from_degenerate_input_are_typed_errors() {
     let o = Point::origin();
-    assert_eq!(Plane::from_point_normal(&o, &Vector::zeros()), Err(PlaneError::ZeroNormal));
+    assert_eq!(
+        Plane::from_point_normal(&o, &Vector::zeros()),
+        Err(PlaneError::ZeroNormal)
+    );
     let collinear = Plane::from_points(&o, &Point::new(1.0, 1.0, 1.0), &Point::new(2.0, 2.0, 2.0));
     assert_eq!(collinear, Err(PlaneError::CollinearPoints));
-    assert_eq!(Plane::from_points(&o, &o, &o), Err(PlaneError::CollinearPoints));
-    let huge = Plane::from_points(&Point::new(3e30, 0.0, 0.0), &Point::new(0.0, 3e30, 0.0), &Point::new(0.0, 0.0, 3e30)).unwrap();
+    assert_eq!(
+        Plane::from_points(&o, &o, &o),
+        Err(PlaneError::CollinearPoints)
+    );
+    let huge = Plane::from_points(
+        &Point::new(3e30, 0.0, 0.0),
+        &Point::new(0.0, 3e30, 0.0),
+        &Point::new(0.0, 0.0, 3e30),
+    )
+    .unwrap();
     assert!((huge.normal() - Vector::repeat(1.0 / 3f32.sqrt())).norm() < 1e-5);
     let p = Plane::from_points(&o, &Point::new(1.0, 0.0, 0.0), &Point::new(0.0, 1.0, 0.0)).unwrap();
     assert_eq!(*p.normal(), Vector::z(), "counter-clockwise points face +z");
     assert_eq!(p.signed_distance(&Point::new(3.0, 4.0, -2.0)), -2.0);
-    assert_eq!(p.flipped().signed_distance(&Point::new(3.0, 4.0, -2.0)), 2.0);
+    assert_eq!(
+        p.flipped().signed_distance(&Point::new(3.0, 4.0, -2.0)),
+        2.0
+    );
 }
 
 #[test]
@@ -426,5 +546,9 @@ fn aabb_transform_bounds_every_transformed_corner() {
         assert!(Aabb::EMPTY.transformed(&iso).is_empty());
     }
     assert_eq!(Aabb::EMPTY.surface_area(), 0.0);
-    assert!(Aabb::EMPTY.union(&Aabb::new(Point::origin(), Point::origin())).contains_point(&Point::origin()));
+    assert!(
+        Aabb::EMPTY
+            .union(&Aabb::new(Point::origin(), Point::origin()))
+            .contains_point(&Point::origin())
+    );
 }

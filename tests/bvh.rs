@@ -6,39 +6,69 @@ mod common;
 
 use boxtree::bvh::{BuildOptions, NodeKind, ObbFit, Visit};
 use boxtree::intersect::triangle_overlaps_aabb;
-use boxtree::{Aabb, AabbTree, BoundingVolume, Bvh, Kdop14, KdopTree, Obb, ObbTree, Point, SphereTree, TriMesh, TriangleId, Vector};
+use boxtree::{
+    Aabb, AabbTree, BoundingVolume, Bvh, Kdop14, KdopTree, Obb, ObbTree, Point, SphereTree,
+    TriMesh, TriangleId, Vector,
+};
 
 fn meshes() -> Vec<(&'static str, TriMesh)> {
     vec![
-        ("icosphere", TriMesh::icosphere(Point::new(1.0, 2.0, 3.0), 2.0, 3)),
+        (
+            "icosphere",
+            TriMesh::icosphere(Point::new(1.0, 2.0, 3.0), 2.0, 3),
+        ),
         ("terrain", TriMesh::terrain(40, 100.0, 5.0, 7)),
         ("soup", TriMesh::random_soup(3000, 10.0, 1.0, 3)),
-        ("cuboid", TriMesh::cuboid(Point::new(-1.0, -2.0, -3.0), Point::new(1.0, 2.0, 3.0))),
+        (
+            "cuboid",
+            TriMesh::cuboid(Point::new(-1.0, -2.0, -3.0), Point::new(1.0, 2.0, 3.0)),
+        ),
     ]
 }
 
 fn presets() -> Vec<(&'static str, BuildOptions)> {
     vec![
         ("sah", BuildOptions::sah()),
-        ("sah leaf 1, 4 bins", BuildOptions::sah().with_max_leaf_size(1)),
+        (
+            "sah leaf 1, 4 bins",
+            BuildOptions::sah().with_max_leaf_size(1),
+        ),
         ("gottschalk", BuildOptions::gottschalk()),
-        ("gottschalk hull", BuildOptions::gottschalk().with_obb_fit(ObbFit::Hull)),
-        ("gottschalk leaf 8", BuildOptions::gottschalk().with_max_leaf_size(8)),
+        (
+            "gottschalk hull",
+            BuildOptions::gottschalk().with_obb_fit(ObbFit::Hull),
+        ),
+        (
+            "gottschalk leaf 8",
+            BuildOptions::gottschalk().with_max_leaf_size(8),
+        ),
     ]
 }
 
 fn check_all_volumes(name: &str, mesh: &TriMesh, options: &BuildOptions) {
     let context = format!("{name} with {options:?}");
     let aabb = AabbTree::build(mesh, options);
-    aabb.validate(mesh).unwrap_or_else(|e| panic!("AABB tree on {context}: {e:?}"));
+    aabb.validate(mesh)
+        .unwrap_or_else(|e| panic!("AABB tree on {context}: {e:?}"));
     let obb = ObbTree::build(mesh, options);
-    obb.validate(mesh).unwrap_or_else(|e| panic!("OBB tree on {context}: {e:?}"));
+    obb.validate(mesh)
+        .unwrap_or_else(|e| panic!("OBB tree on {context}: {e:?}"));
     for node in obb.nodes() {
-        assert!(node.volume.has_valid_frame(1e-4), "OBB frame on {context}: {:?}", node.volume);
+        assert!(
+            node.volume.has_valid_frame(1e-4),
+            "OBB frame on {context}: {:?}",
+            node.volume
+        );
     }
-    SphereTree::build(mesh, options).validate(mesh).unwrap_or_else(|e| panic!("sphere tree on {context}: {e:?}"));
-    KdopTree::build(mesh, options).validate(mesh).unwrap_or_else(|e| panic!("18-DOP tree on {context}: {e:?}"));
-    Bvh::<Kdop14>::build(mesh, options).validate(mesh).unwrap_or_else(|e| panic!("14-DOP tree on {context}: {e:?}"));
+    SphereTree::build(mesh, options)
+        .validate(mesh)
+        .unwrap_or_else(|e| panic!("sphere tree on {context}: {e:?}"));
+    KdopTree::build(mesh, options)
+        .validate(mesh)
+        .unwrap_or_else(|e| panic!("18-DOP tree on {context}: {e:?}"));
+    Bvh::<Kdop14>::build(mesh, options)
+        .validate(mesh)
+        .unwrap_or_else(|e| panic!("14-DOP tree on {context}: {e:?}"));
 }
 
 #[test]
@@ -56,12 +86,31 @@ fn statistics_are_consistent_with_the_tree() {
         for (preset, options) in presets() {
             let tree = AabbTree::build(&mesh, &options);
             let stats = tree.stats();
-            assert_eq!(stats.nodes, 2 * stats.leaves - 1, "{name}/{preset}: binary tree");
-            let counted: usize = stats.leaf_sizes.iter().enumerate().map(|(size, n)| size * n).sum();
-            assert_eq!(counted, mesh.len(), "{name}/{preset}: leaf sizes cover every triangle");
-            assert!(stats.leaf_sizes.len() <= options.max_leaf_size as usize + 1, "{name}/{preset}: leaf size bound");
+            assert_eq!(
+                stats.nodes,
+                2 * stats.leaves - 1,
+                "{name}/{preset}: binary tree"
+            );
+            let counted: usize = stats
+                .leaf_sizes
+                .iter()
+                .enumerate()
+                .map(|(size, n)| size * n)
+                .sum();
+            assert_eq!(
+                counted,
+                mesh.len(),
+                "{name}/{preset}: leaf sizes cover every triangle"
+            );
+            assert!(
+                stats.leaf_sizes.len() <= options.max_leaf_size as usize + 1,
+                "{name}/{preset}: leaf size bound"
+            );
             assert!(stats.depth < 64, "{name}/{preset}: depth {}", stats.depth);
-            assert!(stats.sah_cost >= 1.0, "{name}/{preset}: SAH cost counts at least the root");
+            assert!(
+                stats.sah_cost >= 1.0,
+                "{name}/{preset}: SAH cost counts at least the root"
+            );
             assert!(stats.bytes_per_triangle > 0.0);
         }
     }
@@ -69,20 +118,40 @@ fn statistics_are_consistent_with_the_tree() {
 
 #[test]
 fn sah_tree_is_cheaper_than_a_median_split_tree() {
-    let mesh = TriMesh::terrain(60, 100.0, 5.0, 1).merged(&TriMesh::random_soup(2000, 50.0, 1.0, 9));
-    let sah = AabbTree::build(&mesh, &BuildOptions::sah()).stats().sah_cost;
-    let mean = AabbTree::build(&mesh, &BuildOptions::gottschalk().with_max_leaf_size(4)).stats().sah_cost;
-    assert!(sah < mean, "SAH cost {sah} should beat the mean-split tree's {mean}");
+    let mesh =
+        TriMesh::terrain(60, 100.0, 5.0, 1).merged(&TriMesh::random_soup(2000, 50.0, 1.0, 9));
+    let sah = AabbTree::build(&mesh, &BuildOptions::sah())
+        .stats()
+        .sah_cost;
+    let mean = AabbTree::build(&mesh, &BuildOptions::gottschalk().with_max_leaf_size(4))
+        .stats()
+        .sah_cost;
+    assert!(
+        sah < mean,
+        "SAH cost {sah} should beat the mean-split tree's {mean}"
+    );
 }
 
 #[test]
 fn parallel_build_equals_serial_build() {
-    let mesh = TriMesh::terrain(80, 100.0, 5.0, 2).merged(&TriMesh::random_soup(6000, 50.0, 2.0, 4));
+    let mesh =
+        TriMesh::terrain(80, 100.0, 5.0, 2).merged(&TriMesh::random_soup(6000, 50.0, 2.0, 4));
     assert!(mesh.len() > 16_000, "big enough to fork several times");
     for (preset, options) in presets().into_iter().take(3) {
-        let parallel = BuildOptions { parallel: true, ..options };
-        assert_eq!(AabbTree::build(&mesh, &parallel), AabbTree::build(&mesh, &parallel.serial()), "{preset}");
-        assert_eq!(ObbTree::build(&mesh, &parallel), ObbTree::build(&mesh, &parallel.serial()), "{preset}");
+        let parallel = BuildOptions {
+            parallel: true,
+            ..options
+        };
+        assert_eq!(
+            AabbTree::build(&mesh, &parallel),
+            AabbTree::build(&mesh, &parallel.serial()),
+            "{preset}"
+        );
+        assert_eq!(
+            ObbTree::build(&mesh, &parallel),
+            ObbTree::build(&mesh, &parallel.serial()),
+            "{preset}"
+        );
     }
 }
 
@@ -93,7 +162,11 @@ fn copies_of(triangle: [Point; 3], count: u32) -> TriMesh {
 
 #[test]
 fn identical_triangles_build_balanced_trees() {
-    let tri = [Point::new(0.0, 0.0, 0.0), Point::new(1.0, 0.0, 0.0), Point::new(0.0, 1.0, 0.0)];
+    let tri = [
+        Point::new(0.0, 0.0, 0.0),
+        Point::new(1.0, 0.0, 0.0),
+        Point::new(0.0, 1.0, 0.0),
+    ];
     let mesh = copies_of(tri, 20_000);
     for (preset, options) in presets() {
         if preset.contains("hull") {
@@ -101,27 +174,53 @@ fn identical_triangles_build_balanced_trees() {
         }
         let tree = ObbTree::build(&mesh, &options);
         tree.validate(&mesh).unwrap();
-        assert!(tree.stats().depth <= 2 * 15 + 2, "{preset}: depth {} for 20k copies", tree.stats().depth);
+        assert!(
+            tree.stats().depth <= 2 * 15 + 2,
+            "{preset}: depth {} for 20k copies",
+            tree.stats().depth
+        );
         let aabb = AabbTree::build(&mesh, &options);
         aabb.validate(&mesh).unwrap();
-        assert!(aabb.stats().depth <= 16, "{preset}: depth {}", aabb.stats().depth);
+        assert!(
+            aabb.stats().depth <= 16,
+            "{preset}: depth {}",
+            aabb.stats().depth
+        );
     }
 }
 
 #[test]
 fn a_million_copies_of_one_triangle_build_without_deep_recursion() {
-    let tri = [Point::new(0.0, 0.0, 0.0), Point::new(1.0, 0.0, 0.0), Point::new(0.0, 1.0, 0.0)];
+    let tri = [
+        Point::new(0.0, 0.0, 0.0),
+        Point::new(1.0, 0.0, 0.0),
+        Point::new(0.0, 1.0, 0.0),
+    ];
     let mesh = copies_of(tri, 1_000_000);
     let tree = AabbTree::build(&mesh, &BuildOptions::sah());
     let stats = tree.stats();
-    assert_eq!(stats.leaf_sizes.iter().enumerate().map(|(s, n)| s * n).sum::<usize>(), 1_000_000);
-    assert!(stats.depth <= 20, "median splits keep depth logarithmic: {}", stats.depth);
+    assert_eq!(
+        stats
+            .leaf_sizes
+            .iter()
+            .enumerate()
+            .map(|(s, n)| s * n)
+            .sum::<usize>(),
+        1_000_000
+    );
+    assert!(
+        stats.depth <= 20,
+        "median splits keep depth logarithmic: {}",
+        stats.depth
+    );
 }
 
 #[test]
 fn collinear_and_zero_area_triangles_build_valid_trees() {
     // Every vertex on one line: all triangles have zero area.
-    let vertices: Vec<Point> = (0..300).map(|i| Point::new(i as f32, 2.0 * i as f32, -(i as f32))).collect();
+    let vertices: Vec<Point> = (0..300)
+        .map(|i| Point::new(i as f32, 2.0 * i as f32, -(i as f32)))
+        .collect();
     let indices: Vec<[u32; 3]> = (0..298).map(|i| [i, i + 1, i + 2]).collect();
     let mesh = TriMesh::new(vertices, indices).unwrap();
     assert_eq!(mesh.report().degenerate_triangles, 298);
@@ -131,7 +230,15 @@ fn collinear_and_zero_area_triangles_build_valid_trees() {
 
 #[test]
 fn a_single_triangle_is_a_single_leaf() {
-    let mesh = TriMesh::new(vec![Point::origin(), Point::new(1.0, 0.0, 0.0), Point::new(0.0, 1.0, 0.0)], vec![[0, 1, 2]]).unwrap();
+    let mesh = TriMesh::new(
+        vec![
+            Point::origin(),
+            Point::new(1.0, 0.0, 0.0),
+            Point::new(0.0, 1.0, 0.0),
+        ],
+        vec![[0, 1, 2]],
+    )
+    .unwrap();
     for (_, options) in presets() {
         let tree = ObbTree::build(&mesh, &options);
         tree.validate(&mesh).unwrap();
@@ -161,29 +268,50 @@ fn refit_after_deformation_bounds_the_moved_mesh() {
             let mut sphere = SphereTree::build(&mesh, &options);
             let before = aabb.clone();
             aabb.refit(&mesh);
-            assert_eq!(aabb, before, "{name}/{preset}: refit without motion changes nothing");
+            assert_eq!(
+                aabb, before,
+                "{name}/{preset}: refit without motion changes nothing"
+            );
             // Twist and stretch the mesh; same triangles.
             let moved: Vec<Point> = mesh
                 .vertices()
                 .iter()
                 .map(|p| {
                     let a = 0.3 * p.z;
-                    Point::new(p.x * a.cos() - p.y * a.sin(), 1.5 * (p.x * a.sin() + p.y * a.cos()), p.z + 0.1 * p.x)
+                    Point::new(
+                        p.x * a.cos() - p.y * a.sin(),
+                        1.5 * (p.x * a.sin() + p.y * a.cos()),
+                        p.z + 0.1 * p.x,
+                    )
                 })
                 .collect();
             let mut deformed = mesh.clone();
             deformed.set_vertices(moved).unwrap();
-            assert!(aabb.validate(&deformed).is_err() || name == "cuboid", "{name}/{preset}: the old tree should not fit the moved mesh");
+            assert!(
+                aabb.validate(&deformed).is_err() || name == "cuboid",
+                "{name}/{preset}: the old tree should not fit the moved mesh"
+            );
             aabb.refit(&deformed);
             obb.refit(&deformed);
             sphere.refit(&deformed);
-            aabb.validate(&deformed).unwrap_or_else(|e| panic!("{name}/{preset} AABB: {e:?}"));
-            obb.validate(&deformed).unwrap_or_else(|e| panic!("{name}/{preset} OBB: {e:?}"));
-            sphere.validate(&deformed).unwrap_or_else(|e| panic!("{name}/{preset} sphere: {e:?}"));
+            aabb.validate(&deformed)
+                .unwrap_or_else(|e| panic!("{name}/{preset} AABB: {e:?}"));
+            obb.validate(&deformed)
+                .unwrap_or_else(|e| panic!("{name}/{preset} OBB: {e:?}"));
+            sphere
+                .validate(&deformed)
+                .unwrap_or_else(|e| panic!("{name}/{preset} sphere: {e:?}"));
             // A refitted AABB tree has exactly the volumes of a fresh fit over the same topology.
             for (id, node) in aabb.nodes().iter().enumerate() {
-                if let NodeKind::Leaf { first, count } = node.kind(boxtree::bvh::NodeId(id as u32)) {
-                    let fresh = Aabb::fit(&aabb.leaf_triangles(first, count).map(|t| deformed.triangle(t)).collect::<Vec<_>>(), ObbFit::Triangles);
+                if let NodeKind::Leaf { first, count } = node.kind(boxtree::bvh::NodeId(id as u32))
+                {
+                    let fresh = Aabb::fit(
+                        &aabb
+                            .leaf_triangles(first, count)
+                            .map(|t| deformed.triangle(t))
+                            .collect::<Vec<_>>(),
+                        ObbFit::Triangles,
+                    );
                     assert_eq!(node.volume, fresh);
                 }
             }
@@ -201,30 +329,47 @@ fn traversal_region_query_matches_brute_force() {
         let bounds = mesh.aabb();
         for _ in 0..50 {
             let c = bounds.center() + (rng.point(1.0).coords).component_mul(&bounds.half_extents());
-            let region = Aabb::from_center_half_extents(c, bounds.half_extents() * rng.range(0.01, 0.3));
-            let mut expected: Vec<u32> = (0..mesh.len() as u32).filter(|&i| triangle_overlaps_aabb(&mesh.triangle(TriangleId(i)), &region)).collect();
+            let region =
+                Aabb::from_center_half_extents(c, bounds.half_extents() * rng.range(0.01, 0.3));
+            let mut expected: Vec<u32> = (0..mesh.len() as u32)
+                .filter(|&i| triangle_overlaps_aabb(&mesh.triangle(TriangleId(i)), &region))
+                .collect();
             expected.sort_unstable();
             let collect = |tree_hits: &mut Vec<u32>| {
                 tree_hits.sort_unstable();
                 tree_hits.clone()
             };
             let mut from_aabb = Vec::new();
-            aabb.traverse(|v| v.overlaps(&region), |t| {
-                if triangle_overlaps_aabb(&mesh.triangle(t), &region) {
-                    from_aabb.push(t.0);
-                }
-                Visit::Continue
-            });
+            aabb.traverse(
+                |v| v.overlaps(&region),
+                |t| {
+                    if triangle_overlaps_aabb(&mesh.triangle(t), &region) {
+                        from_aabb.push(t.0);
+                    }
+                    Visit::Continue
+                },
+            );
             let region_box = Obb::from_aabb(&region);
             let mut from_obb = Vec::new();
-            obb.traverse(|v| v.overlaps(&region_box), |t| {
-                if triangle_overlaps_aabb(&mesh.triangle(t), &region) {
-                    from_obb.push(t.0);
-                }
-                Visit::Continue
-            });
-            assert_eq!(collect(&mut from_aabb), expected, "{name}: AABB tree region query");
-            assert_eq!(collect(&mut from_obb), expected, "{name}: OBB tree region query");
+            obb.traverse(
+                |v| v.overlaps(&region_box),
+                |t| {
+                    if triangle_overlaps_aabb(&mesh.triangle(t), &region) {
+                        from_obb.push(t.0);
+                    }
+                    Visit::Continue
+                },
+            );
+            assert_eq!(
+                collect(&mut from_aabb),
+                expected,
+                "{name}: AABB tree region query"
+            );
+            assert_eq!(
+                collect(&mut from_obb),
+                expected,
+                "{name}: OBB tree region query"
+            );
         }
     }
 }
@@ -234,10 +379,17 @@ fn traversal_stops_at_the_first_stop() {
     let mesh = TriMesh::terrain(20, 10.0, 1.0, 3);
     let tree = AabbTree::build(&mesh, &BuildOptions::sah());
     let mut visited = 0;
-    let stopped = tree.traverse(|_| true, |_| {
-        visited += 1;
-        if visited == 5 { Visit::Stop } else { Visit::Continue }
-    });
+    let stopped = tree.traverse(
+        |_| true,
+        |_| {
+            visited += 1;
+            if visited == 5 {
+                Visit::Stop
+            } else {
+                Visit::Continue
+            }
+        },
+    );
     assert!(stopped);
     assert_eq!(visited, 5);
 }
@@ -247,12 +399,27 @@ fn obb_tree_boxes_are_tighter_than_aabb_tree_boxes_on_rotated_geometry() {
     // A long thin rotated soup: world-aligned boxes waste volume, covariance boxes do not.
     let r = boxtree::Rotation::from_euler_angles(0.4, 0.7, 0.2);
     let base = TriMesh::random_soup(2000, 1.0, 0.05, 8);
-    let stretched: Vec<Point> = base.vertices().iter().map(|p| r * Point::new(20.0 * p.x, p.y, 0.2 * p.z)).collect();
+    let stretched: Vec<Point> = base
+        .vertices()
+        .iter()
+        .map(|p| r * Point::new(20.0 * p.x, p.y, 0.2 * p.z))
+        .collect();
     let mesh = TriMesh::new(stretched, base.indices().to_vec()).unwrap();
     let options = BuildOptions::gottschalk();
-    let obb_volume: f64 = ObbTree::build(&mesh, &options).nodes().iter().map(|n| f64::from(n.volume.volume())).sum();
-    let aabb_volume: f64 = AabbTree::build(&mesh, &options).nodes().iter().map(|n| f64::from(Aabb::volume(&n.volume))).sum();
-    assert!(obb_volume < 0.5 * aabb_volume, "OBB total {obb_volume} vs AABB total {aabb_volume}");
+    let obb_volume: f64 = ObbTree::build(&mesh, &options)
+        .nodes()
+        .iter()
+        .map(|n| f64::from(n.volume.volume()))
+        .sum();
+    let aabb_volume: f64 = AabbTree::build(&mesh, &options)
+        .nodes()
+        .iter()
+        .map(|n| f64::from(Aabb::volume(&n.volume)))
+        .sum();
+    assert!(
+        obb_volume < 0.5 * aabb_volume,
+        "OBB total {obb_volume} vs AABB total {aabb_volume}"
+    );
 }
 
 #[test]

@@ -10,11 +10,18 @@ mod common;
 
 use boxtree::bvh::BuildOptions;
 use boxtree::intersect::{WatertightRay, segment_triangle};
-use boxtree::{Aabb, Isometry, MeshTree, Obb, Point, Ray, Real, Segment, SightOptions, TriMesh, Triangle, TriangleId, Vector, Visibility};
+use boxtree::{
+    Aabb, Isometry, MeshTree, Obb, Point, Ray, Real, Segment, SightOptions, TriMesh, Triangle,
+    TriangleId, Vector, Visibility,
+};
 use common::SplitMix;
 
 fn data_mesh(name: &str) -> TriMesh {
-    TriMesh::load(format!("{}/tests/data/{name}.obj", env!("CARGO_MANIFEST_DIR"))).expect("test mesh loads")
+    TriMesh::load(format!(
+        "{}/tests/data/{name}.obj",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("test mesh loads")
 }
 
 fn meshes() -> Vec<(&'static str, TriMesh)> {
@@ -22,28 +29,40 @@ fn meshes() -> Vec<(&'static str, TriMesh)> {
         ("bunny", data_mesh("bunny")),
         ("env", data_mesh("env")),
         ("rob", data_mesh("rob")),
-        ("icosphere", TriMesh::icosphere(Point::new(0.5, -0.25, 2.0), 3.0, 3)),
+        (
+            "icosphere",
+            TriMesh::icosphere(Point::new(0.5, -0.25, 2.0), 3.0, 3),
+        ),
         ("terrain", TriMesh::terrain(30, 50.0, 4.0, 11)),
         ("soup", TriMesh::random_soup(2000, 5.0, 1.0, 12)),
     ]
 }
 
 fn segment_count() -> usize {
-    if std::env::var_os("BOXTREE_LONG_TESTS").is_some() { 1_000_000 } else { 100_000 }
+    if std::env::var_os("BOXTREE_LONG_TESTS").is_some() {
+        1_000_000
+    } else {
+        100_000
+    }
 }
 
 /// Brute force: the closest hit over all non-degenerate triangles (lowest id on ties).
-fn brute_closest(triangles: &[Triangle], ray: &Ray, t_min: Real, t_max: Real) -> Option<(Real, TriangleId)> {
+fn brute_closest(
+    triangles: &[Triangle],
+    ray: &Ray,
+    t_min: Real,
+    t_max: Real,
+) -> Option<(Real, TriangleId)> {
     let prepared = WatertightRay::new(ray)?;
     let mut best: Option<(Real, TriangleId)> = None;
     for (i, tri) in triangles.iter().enumerate() {
         if tri.is_degenerate() {
             continue;
         }
-        if let Some(hit) = prepared.intersect(&tri, t_min, t_max) {
-            if best.is_none_or(|(t, _)| hit.t < t) {
-                best = Some((hit.t, TriangleId(i as u32)));
-            }
+        if let Some(hit) = prepared.intersect(tri, t_min, t_max)
+            && best.is_none_or(|(t, _)| hit.t < t)
+        {
+            best = Some((hit.t, TriangleId(i as u32)));
         }
     }
     best
@@ -59,7 +78,10 @@ fn random_segments(mesh: &TriMesh, count: usize, seed: u64) -> Vec<Segment> {
             let mut pick = || center + rng.point(1.0).coords.component_mul(&half);
             match k % 4 {
                 // Aimed exactly at a vertex: the adversarial case for shared edges and vertices.
-                0 => Segment::new(pick(), vertices[(rng.next_u64() % vertices.len() as u64) as usize]),
+                0 => Segment::new(
+                    pick(),
+                    vertices[(rng.next_u64() % vertices.len() as u64) as usize],
+                ),
                 // Axis-parallel segments: zero direction components.
                 1 => {
                     let a = pick();
@@ -89,25 +111,42 @@ fn segment_queries_agree_with_brute_force_on_every_mesh() {
                 ("AABB", aabb.segment_any_hit(s), aabb.segment_closest_hit(s)),
                 ("OBB", obb.segment_any_hit(s), obb.segment_closest_hit(s)),
             ] {
-                assert_eq!(any.is_some(), expected.is_some(), "{name} {kind} any-hit on {s:?}");
+                assert_eq!(
+                    any.is_some(),
+                    expected.is_some(),
+                    "{name} {kind} any-hit on {s:?}"
+                );
                 if let Some(t) = any {
-                    assert!(segment_triangle(s, &mesh.triangle(t)).is_some(), "{name} {kind}: any-hit names a triangle the segment touches");
+                    assert!(
+                        segment_triangle(s, &mesh.triangle(t)).is_some(),
+                        "{name} {kind}: any-hit names a triangle the segment touches"
+                    );
                 }
                 match (closest, expected) {
                     (Some(hit), Some((t, _))) => {
                         assert_eq!(hit.t, t, "{name} {kind} closest t on {s:?}");
                         let tri = mesh.triangle(hit.triangle);
-                        let p = tri.a.coords * hit.barycentric[0] + tri.b.coords * hit.barycentric[1] + tri.c.coords * hit.barycentric[2];
+                        let p = tri.a.coords * hit.barycentric[0]
+                            + tri.b.coords * hit.barycentric[1]
+                            + tri.c.coords * hit.barycentric[2];
                         let scale = mesh.aabb().extents().amax();
-                        assert!((p - s.point_at(hit.t).coords).norm() <= 1e-4 * scale, "{name} {kind}: barycentrics reproduce the hit point");
+                        assert!(
+                            (p - s.point_at(hit.t).coords).norm() <= 1e-4 * scale,
+                            "{name} {kind}: barycentrics reproduce the hit point"
+                        );
                         assert!((hit.normal.norm() - 1.0).abs() < 1e-5);
                     }
                     (None, None) => {}
-                    (got, want) => panic!("{name} {kind} closest hit on {s:?}: got {got:?}, want {want:?}"),
+                    (got, want) => {
+                        panic!("{name} {kind} closest hit on {s:?}: got {got:?}, want {want:?}")
+                    }
                 }
             }
         }
-        assert!(blocked > segments.len() / 20 && blocked < segments.len(), "{name}: a useful mix of blocked ({blocked}) and clear segments");
+        assert!(
+            blocked > segments.len() / 20 && blocked < segments.len(),
+            "{name}: a useful mix of blocked ({blocked}) and clear segments"
+        );
     }
 }
 
@@ -140,7 +179,13 @@ fn all_hits_are_sorted_and_complete() {
 #[test]
 fn rays_from_inside_a_closed_mesh_aimed_at_every_vertex_and_edge_midpoint_hit() {
     // Watertightness: no ray from inside escapes through a shared edge or vertex.
-    for (name, mesh) in [("bunny", data_mesh("bunny")), ("icosphere", TriMesh::icosphere(Point::new(0.1, 0.2, 0.3), 2.0, 3))] {
+    for (name, mesh) in [
+        ("bunny", data_mesh("bunny")),
+        (
+            "icosphere",
+            TriMesh::icosphere(Point::new(0.1, 0.2, 0.3), 2.0, 3),
+        ),
+    ] {
         let inside = if name == "bunny" {
             // A point well inside the bunny's body.
             let b = mesh.aabb();
@@ -151,17 +196,29 @@ fn rays_from_inside_a_closed_mesh_aimed_at_every_vertex_and_edge_midpoint_hit() 
         for tree_kind in ["AABB", "OBB"] {
             let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
             let obb = MeshTree::<Obb>::build(mesh.clone(), &BuildOptions::gottschalk());
-            let hit = |ray: &Ray| if tree_kind == "AABB" { aabb.ray_any_hit(ray, 0.0, Real::INFINITY) } else { obb.ray_any_hit(ray, 0.0, Real::INFINITY) };
+            let hit = |ray: &Ray| {
+                if tree_kind == "AABB" {
+                    aabb.ray_any_hit(ray, 0.0, Real::INFINITY)
+                } else {
+                    obb.ray_any_hit(ray, 0.0, Real::INFINITY)
+                }
+            };
             let mut targets: Vec<Point> = mesh.vertices().to_vec();
             for t in mesh.indices() {
                 for k in 0..3 {
-                    let (a, b) = (mesh.vertices()[t[k] as usize], mesh.vertices()[t[(k + 1) % 3] as usize]);
+                    let (a, b) = (
+                        mesh.vertices()[t[k] as usize],
+                        mesh.vertices()[t[(k + 1) % 3] as usize],
+                    );
                     targets.push(nalgebra_center(&a, &b));
                 }
             }
             for target in targets {
                 let ray = Ray::new(inside, target - inside);
-                assert!(hit(&ray).is_some(), "{name} {tree_kind}: ray to {target:?} escaped");
+                assert!(
+                    hit(&ray).is_some(),
+                    "{name} {tree_kind}: ray to {target:?} escaped"
+                );
             }
         }
     }
@@ -177,14 +234,38 @@ fn segment_ending_exactly_on_a_surface_is_blocked_and_margins_ignore_it() {
     let tree = MeshTree::<Aabb>::build(mesh, &BuildOptions::sah());
     let eye = Point::new(-5.0, 0.25, 0.5);
     let on_face = Point::new(-1.0, 0.25, 0.5);
-    assert!(tree.segment_is_blocked(&Segment::new(eye, on_face)), "an endpoint on the surface counts as a hit");
-    assert_eq!(tree.segment_closest_hit(&Segment::new(eye, on_face)).unwrap().t, 1.0);
+    assert!(
+        tree.segment_is_blocked(&Segment::new(eye, on_face)),
+        "an endpoint on the surface counts as a hit"
+    );
+    assert_eq!(
+        tree.segment_closest_hit(&Segment::new(eye, on_face))
+            .unwrap()
+            .t,
+        1.0
+    );
     let options = SightOptions::default().with_endpoint_margins(0.0, 1e-3);
-    assert_eq!(tree.line_of_sight(&eye, &on_face, &options), Visibility::Visible, "a target on a surface does not hide itself");
+    assert_eq!(
+        tree.line_of_sight(&eye, &on_face, &options),
+        Visibility::Visible,
+        "a target on a surface does not hide itself"
+    );
     let behind = Point::new(1.5, 0.25, 0.5);
-    assert!(matches!(tree.line_of_sight(&eye, &behind, &options), Visibility::Blocked(_)));
+    assert!(matches!(
+        tree.line_of_sight(&eye, &behind, &options),
+        Visibility::Blocked(_)
+    ));
     // Ignoring the two triangles of the near face (x = -1) still leaves the far face.
-    let near_face: Vec<TriangleId> = (0..12).map(TriangleId).filter(|&t| tree.mesh().triangle(t).vertices().iter().all(|v| v.x == -1.0)).collect();
+    let near_face: Vec<TriangleId> = (0..12)
+        .map(TriangleId)
+        .filter(|&t| {
+            tree.mesh()
+                .triangle(t)
+                .vertices()
+                .iter()
+                .all(|v| v.x == -1.0)
+        })
+        .collect();
     assert_eq!(near_face.len(), 2);
     let ignoring = options.clone().ignoring(near_face.iter().copied());
     match tree.line_of_sight(&eye, &behind, &ignoring) {
@@ -192,35 +273,66 @@ fn segment_ending_exactly_on_a_surface_is_blocked_and_margins_ignore_it() {
         other => panic!("the far face still blocks: {other:?}"),
     }
     let inside = Point::new(0.0, 0.0, 0.0);
-    assert!(tree.line_of_sight(&eye, &inside, &ignoring).is_visible(), "with the near face ignored, the interior is visible");
+    assert!(
+        tree.line_of_sight(&eye, &inside, &ignoring).is_visible(),
+        "with the near face ignored, the interior is visible"
+    );
 }
 
 #[test]
 fn degenerate_queries_do_not_panic_and_answer_as_documented() {
-    let tree = MeshTree::<Aabb>::build(TriMesh::icosphere(Point::origin(), 1.0, 2), &BuildOptions::sah());
+    let tree = MeshTree::<Aabb>::build(
+        TriMesh::icosphere(Point::origin(), 1.0, 2),
+        &BuildOptions::sah(),
+    );
     let p = Point::new(0.0, 0.0, 1.0); // a vertex of the icosphere? (on the sphere in any case)
     let zero = Segment::new(Point::new(3.0, 0.0, 0.0), Point::new(3.0, 0.0, 0.0));
-    assert!(tree.segment_any_hit(&zero).is_none(), "zero-length segments never hit");
+    assert!(
+        tree.segment_any_hit(&zero).is_none(),
+        "zero-length segments never hit"
+    );
     assert!(tree.segment_closest_hit(&zero).is_none());
     assert!(tree.segment_all_hits(&zero).is_empty());
     let nan = Point::new(Real::NAN, 0.0, 0.0);
-    for s in [Segment::new(nan, p), Segment::new(p, nan), Segment::new(Point::new(Real::INFINITY, 0.0, 0.0), p)] {
+    for s in [
+        Segment::new(nan, p),
+        Segment::new(p, nan),
+        Segment::new(Point::new(Real::INFINITY, 0.0, 0.0), p),
+    ] {
         assert!(tree.segment_any_hit(&s).is_none());
         assert!(tree.segment_closest_hit(&s).is_none());
         assert!(tree.segment_all_hits(&s).is_empty());
     }
-    assert_eq!(tree.line_of_sight(&nan, &p, &SightOptions::default()), Visibility::Invalid);
-    assert!(tree.ray_closest_hit(&Ray::new(Point::origin(), Vector::x()), Real::NAN, 1.0).is_none());
-    assert!(tree.ray_closest_hit(&Ray::new(Point::origin(), Vector::x()), 2.0, 1.0).is_none(), "empty t range");
-    assert_eq!(tree.line_of_sight(&p, &p, &SightOptions::default()), Visibility::Visible);
+    assert_eq!(
+        tree.line_of_sight(&nan, &p, &SightOptions::default()),
+        Visibility::Invalid
+    );
+    assert!(
+        tree.ray_closest_hit(&Ray::new(Point::origin(), Vector::x()), Real::NAN, 1.0)
+            .is_none()
+    );
+    assert!(
+        tree.ray_closest_hit(&Ray::new(Point::origin(), Vector::x()), 2.0, 1.0)
+            .is_none(),
+        "empty t range"
+    );
+    assert_eq!(
+        tree.line_of_sight(&p, &p, &SightOptions::default()),
+        Visibility::Visible
+    );
 }
 
 #[test]
 fn zero_area_triangles_never_produce_hits() {
     // A quad plus degenerate slivers lying across it.
     let vertices = vec![
-        Point::new(-1.0, -1.0, 0.0), Point::new(1.0, -1.0, 0.0), Point::new(1.0, 1.0, 0.0), Point::new(-1.0, 1.0, 0.0),
-        Point::new(-2.0, 0.0, 1.0), Point::new(0.0, 0.0, 1.0), Point::new(2.0, 0.0, 1.0),
+        Point::new(-1.0, -1.0, 0.0),
+        Point::new(1.0, -1.0, 0.0),
+        Point::new(1.0, 1.0, 0.0),
+        Point::new(-1.0, 1.0, 0.0),
+        Point::new(-2.0, 0.0, 1.0),
+        Point::new(0.0, 0.0, 1.0),
+        Point::new(2.0, 0.0, 1.0),
     ];
     let indices = vec![[0, 1, 2], [0, 2, 3], [4, 5, 6], [4, 4, 4]];
     let mesh = TriMesh::new(vertices, indices).unwrap();
@@ -228,10 +340,17 @@ fn zero_area_triangles_never_produce_hits() {
     let tree = MeshTree::<Aabb>::build(mesh, &BuildOptions::sah());
     let s = Segment::new(Point::new(0.0, 0.0, 2.0), Point::new(0.0, 0.0, -2.0));
     let hits = tree.segment_all_hits(&s);
-    assert_eq!(hits.len(), 2, "only the quad's two triangles (sharing the diagonal through the hit)");
+    assert_eq!(
+        hits.len(),
+        2,
+        "only the quad's two triangles (sharing the diagonal through the hit)"
+    );
     assert!(hits.iter().all(|h| h.triangle.0 < 2));
     let along = Segment::new(Point::new(-3.0, 0.0, 1.0), Point::new(3.0, 0.0, 1.0));
-    assert!(tree.segment_any_hit(&along).is_none(), "a segment along a degenerate sliver is not blocked");
+    assert!(
+        tree.segment_any_hit(&along).is_none(),
+        "a segment along a degenerate sliver is not blocked"
+    );
 }
 
 #[test]
@@ -242,11 +361,17 @@ fn placed_meshes_answer_in_world_space() {
     for _ in 0..50 {
         let pose = Isometry::from_parts(rng.point(5.0).coords.into(), rng.rotation());
         let moved: Vec<Point> = mesh.vertices().iter().map(|v| pose * v).collect();
-        let world = MeshTree::<Aabb>::build(TriMesh::new(moved, mesh.indices().to_vec()).unwrap(), &BuildOptions::sah());
+        let world = MeshTree::<Aabb>::build(
+            TriMesh::new(moved, mesh.indices().to_vec()).unwrap(),
+            &BuildOptions::sah(),
+        );
         let placed = tree.placed(pose);
         for s in random_segments(world.mesh(), 200, rng.next_u64()) {
-            let (a, b) = (placed.segment_closest_hit(&s), world.segment_closest_hit(&s));
-            let near_end = |t: Real| t < 1e-3 || t > 1.0 - 1e-3;
+            let (a, b) = (
+                placed.segment_closest_hit(&s),
+                world.segment_closest_hit(&s),
+            );
+            let near_end = |t: Real| !(1e-3..=1.0 - 1e-3).contains(&t);
             match (a, b) {
                 (Some(a), Some(b)) if (a.t - b.t).abs() <= 1e-4 => {
                     if a.triangle == b.triangle {
@@ -258,7 +383,10 @@ fn placed_meshes_answer_in_world_space() {
                 // under the rounding of the pose; everything else must agree.
                 (a, b) => {
                     let t = a.or(b).unwrap().t;
-                    assert!(near_end(t) || grazing(&world, &s), "placed {a:?} vs world {b:?} on {s:?}");
+                    assert!(
+                        near_end(t) || grazing(&world, &s),
+                        "placed {a:?} vs world {b:?} on {s:?}"
+                    );
                 }
             }
         }
@@ -285,11 +413,17 @@ fn batch_answers_equal_serial_answers_in_order() {
     let targets: Vec<Point> = segments.iter().map(|s| s.b).collect();
     let options = SightOptions::default();
     let many = tree.line_of_sight_many(&eye, &targets, &options);
-    let one_by_one: Vec<_> = targets.iter().map(|t| tree.line_of_sight(&eye, t, &options)).collect();
+    let one_by_one: Vec<_> = targets
+        .iter()
+        .map(|t| tree.line_of_sight(&eye, t, &options))
+        .collect();
     assert_eq!(many, one_by_one);
     let rays: Vec<Ray> = segments.iter().map(|s| s.to_ray()).collect();
     let closest = tree.rays_closest_hit(&rays, 1.0);
-    let serial_closest: Vec<_> = rays.iter().map(|r| tree.ray_closest_hit(r, 0.0, 1.0)).collect();
+    let serial_closest: Vec<_> = rays
+        .iter()
+        .map(|r| tree.ray_closest_hit(r, 0.0, 1.0))
+        .collect();
     assert_eq!(closest, serial_closest);
 }
 
@@ -299,11 +433,24 @@ fn tiny_and_huge_meshes_keep_their_hits() {
     let base = TriMesh::icosphere(Point::origin(), 1.0, 3);
     let segments = random_segments(&base, 3000, 21);
     let answers = |scale: Real| {
-        let scaled: Vec<Point> = base.vertices().iter().map(|v| Point::from(v.coords * scale)).collect();
-        let tree = MeshTree::<Aabb>::build(TriMesh::new(scaled, base.indices().to_vec()).unwrap(), &BuildOptions::sah());
+        let scaled: Vec<Point> = base
+            .vertices()
+            .iter()
+            .map(|v| Point::from(v.coords * scale))
+            .collect();
+        let tree = MeshTree::<Aabb>::build(
+            TriMesh::new(scaled, base.indices().to_vec()).unwrap(),
+            &BuildOptions::sah(),
+        );
         segments
             .iter()
-            .map(|s| tree.segment_any_hit(&Segment::new(Point::from(s.a.coords * scale), Point::from(s.b.coords * scale))).is_some())
+            .map(|s| {
+                tree.segment_any_hit(&Segment::new(
+                    Point::from(s.a.coords * scale),
+                    Point::from(s.b.coords * scale),
+                ))
+                .is_some()
+            })
             .collect::<Vec<bool>>()
     };
     let unit = answers(1.0);

@@ -117,7 +117,8 @@ impl Aabb {
     /// The empty box is contained in every box.
     #[must_use]
     pub fn contains(&self, other: &Aabb) -> bool {
-        other.is_empty() || (0..3).all(|i| self.min[i] <= other.min[i] && other.max[i] <= self.max[i])
+        other.is_empty()
+            || (0..3).all(|i| self.min[i] <= other.min[i] && other.max[i] <= self.max[i])
     }
 
     /// The smallest box containing both boxes.

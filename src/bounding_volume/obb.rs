@@ -34,7 +34,11 @@ impl Obb {
     /// A box from its centre, a rotation and half-extents.
     #[must_use]
     pub fn from_rotation(center: Point, rotation: &Rotation, half_extents: Vector) -> Self {
-        Self::new(center, *rotation.to_rotation_matrix().matrix(), half_extents)
+        Self::new(
+            center,
+            *rotation.to_rotation_matrix().matrix(),
+            half_extents,
+        )
     }
 
     /// The axis-aligned box `aabb` seen as an oriented box (identity axes).
@@ -137,6 +141,7 @@ impl Obb {
     #[must_use]
     pub fn has_valid_frame(&self, tolerance: Real) -> bool {
         let gram = self.axes.tr_mul(&self.axes) - Matrix::identity();
-        gram.iter().all(|e| e.abs() <= tolerance) && (self.axes.determinant() - 1.0).abs() <= tolerance
+        gram.iter().all(|e| e.abs() <= tolerance)
+            && (self.axes.determinant() - 1.0).abs() <= tolerance
     }
 }

@@ -81,6 +81,11 @@ fn axes_by_extent(axes: &Matrix, half_extents: &Vector) -> [Vector; 3] {
     order.map(|i| axes.column(i).into_owned())
 }
 
+/// True when `a` is a tighter box than `b`: smaller volume, then smaller area (flat boxes).
+fn smaller(a: &Obb, b: &Obb) -> bool {
+    (a.volume(), a.surface_area()) < (b.volume(), b.surface_area())
+}
+
 fn vertices_of(triangles: &[Triangle]) -> impl Iterator<Item = Point> + '_ {
     triangles.iter().flat_map(Triangle::vertices)
 }
@@ -141,7 +146,15 @@ impl BoundingVolume for Obb {
                 let axes = CovarianceAccumulator::from_triangles(triangles)
                     .covariance()
                     .map_or_else(Matrix::identity, |c| c.frame());
-                obb_with_axes(&vertices, &axes)
+                // A patch with no preferred in-plane direction (a square of
+                // terrain) gets an arbitrary covariance frame, often 45° off
+                // and looser than the axis-aligned box; keep the smaller.
+                let covariance = obb_with_axes(&vertices, &axes);
+                let aligned = obb_with_axes(&vertices, &Matrix::identity());
+                match (covariance, aligned) {
+                    (Some(c), Some(a)) => Some(if smaller(&a, &c) { a } else { c }),
+                    (c, a) => c.or(a),
+                }
             }
             ObbFit::Hull => obb_from_points_hull_covariance(&vertices),
         };

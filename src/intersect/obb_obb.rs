@@ -29,7 +29,12 @@ pub const PARALLEL_EPSILON: Real = 1e-6;
 /// NaN in any input yields `true` (conservative: a NaN pose never prunes a
 /// subtree silently; the leaf tests then reject NaN geometry).
 #[must_use]
-pub fn boxes_overlap(a_half: &Vector, b_half: &Vector, rotation: &Matrix, translation: &Vector) -> bool {
+pub fn boxes_overlap(
+    a_half: &Vector,
+    b_half: &Vector,
+    rotation: &Matrix,
+    translation: &Vector,
+) -> bool {
     let r = rotation;
     let abs_r = r.map(|x| x.abs() + PARALLEL_EPSILON);
     let (a, b, t) = (a_half, b_half, translation);
@@ -71,6 +76,11 @@ impl Obb {
     pub fn overlaps(&self, other: &Obb) -> bool {
         let rotation = self.axes.tr_mul(&other.axes);
         let translation = self.axes.tr_mul(&(other.center - self.center));
-        boxes_overlap(&self.half_extents, &other.half_extents, &rotation, &translation)
+        boxes_overlap(
+            &self.half_extents,
+            &other.half_extents,
+            &rotation,
+            &translation,
+        )
     }
 }

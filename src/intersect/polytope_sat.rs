@@ -41,10 +41,12 @@ fn separated_on(a: &[V64], b: &[V64], axis: &V64) -> bool {
 }
 
 fn projection(points: &[V64], axis: &V64) -> (f64, f64) {
-    points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
-        let d = p.dot(axis);
-        (lo.min(d), hi.max(d))
-    })
+    points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            let d = p.dot(axis);
+            (lo.min(d), hi.max(d))
+        })
 }
 
 /// True when the two convex polytopes share at least one point (touching counts).

@@ -59,7 +59,13 @@ pub fn ray_aabb(ray: &Ray, t_min: Real, t_max: Real, aabb: &Aabb) -> Option<RayB
     }
     let mut interval = (t_min, t_max);
     for i in 0..3 {
-        if !clip_slab(ray.origin[i], ray.direction[i], aabb.min[i], aabb.max[i], &mut interval) {
+        if !clip_slab(
+            ray.origin[i],
+            ray.direction[i],
+            aabb.min[i],
+            aabb.max[i],
+            &mut interval,
+        ) {
             return None;
         }
     }

@@ -53,7 +53,10 @@ impl std::fmt::Display for MeshError {
         match self {
             MeshError::Empty => write!(f, "the mesh has no triangles"),
             MeshError::NonFiniteVertex { vertex, position } => {
-                write!(f, "vertex {vertex} has a non-finite coordinate {position:?}")
+                write!(
+                    f,
+                    "vertex {vertex} has a non-finite coordinate {position:?}"
+                )
             }
             MeshError::IndexOutOfRange {
                 triangle,
@@ -63,7 +66,10 @@ impl std::fmt::Display for MeshError {
                 f,
                 "triangle {triangle} refers to vertex {index}, but the mesh has {vertex_count} vertices"
             ),
-            MeshError::TooLarge { vertices, triangles } => write!(
+            MeshError::TooLarge {
+                vertices,
+                triangles,
+            } => write!(
                 f,
                 "{vertices} vertices and {triangles} triangles exceed 32-bit indexing"
             ),

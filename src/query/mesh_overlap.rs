@@ -14,11 +14,12 @@
 //!   (Ericson, *Real-Time Collision Detection* §4.4.1). Identity axes skip
 //!   their matrix product, so an AABB–AABB pair costs one matrix–vector
 //!   product.
-//! - **Descent rule** (PQP's, refining RAPID's): of two inner nodes, descend
-//!   the one whose box has the larger half-diagonal `|h|` (ties: A); if one
-//!   node is a leaf, descend the other. Both children are tested at once; the
+//! - **Descent rule**: of two inner nodes, descend the one with the larger
+//!   volume (ties by the larger box half-diagonal, PQP's rule); if one node
+//!   is a leaf, descend the other. Both children are tested at once; the
 //!   descent continues with the first overlapping child and pushes the other
-//!   on an explicit stack (no recursion).
+//!   on an explicit stack (no recursion). `split_a_first` has the
+//!   measurements behind the rule.
 //! - Leaf pairs: B's leaf triangles are mapped into A's frame once per leaf
 //!   pair and tested exactly with [`triangles_overlap`] (Guigue–Devillers with
 //!   exact predicates). Zero-area triangles (tested in their own mesh frame)
@@ -33,9 +34,10 @@
 //! an absolute epsilon). The mapping itself rounds, so two triangles that
 //! touch only within rounding (grazing) may be decided differently than by a
 //! test in another frame; away from grazing the answer is frame independent.
-//! Poses whose rotations are exact in `f32` (identity, half turns and the
-//! 120° turns about cube diagonals, with small integer translations) map
-//! integer coordinates exactly.
+//! Equal poses give the exact identity transform, and poses whose rotations
+//! are exact in `f32` (identity, half turns and the 120° turns about cube
+//! diagonals, with small integer translations) map integer coordinates
+//! exactly.
 //!
 //! **Containment is not overlap.** Surfaces that do not touch do not overlap
 //! even when one closed mesh lies inside the other; [`PlacedMesh::contact`]
@@ -54,7 +56,7 @@ use crate::bvh::{
     ARRAY_STACK_DEPTH, ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, Visit,
 };
 use crate::intersect::{boxes_overlap, triangles_overlap};
-use crate::math::{Matrix, Point, Real, Vector};
+use crate::math::{Isometry, Matrix, Point, Real, Vector};
 use crate::mesh::{TriMesh, TriangleId};
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::Triangle;
@@ -129,19 +131,33 @@ struct PairDescent<'q, A, B> {
     pad: Real,
 }
 
-/// Which node of a pair the descent splits.
+/// What the descent does with a node pair.
 #[derive(Clone, Copy)]
-enum Split {
-    A { left: NodeId, right: NodeId },
-    B { left: NodeId, right: NodeId },
+enum Step {
+    /// Both are leaves: test their triangles (leaf-order ranges).
+    Leaves { a: (u32, u32), b: (u32, u32) },
+    /// Split A's node into these children.
+    SplitA { left: NodeId, right: NodeId },
+    /// Split B's node into these children.
+    SplitB { left: NodeId, right: NodeId },
 }
 
 impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
     /// The prepared query, or `None` when the relative pose is not finite.
     fn new(a: &PlacedMesh<'q, A>, b: &PlacedMesh<'q, B>) -> Option<Self> {
-        let a_from_b = a.pose.inv_mul(&b.pose);
-        let rotation = *a_from_b.rotation.to_rotation_matrix().matrix();
-        let translation = a_from_b.translation.vector;
+        if !(is_finite_pose(&a.pose) && is_finite_pose(&b.pose)) {
+            return None;
+        }
+        // Equal poses give the exact identity (`pose⁻¹ · pose` would round).
+        let (rotation, translation) = if a.pose == b.pose {
+            (Matrix::identity(), Vector::zeros())
+        } else {
+            let a_from_b = a.pose.inv_mul(&b.pose);
+            (
+                *a_from_b.rotation.to_rotation_matrix().matrix(),
+                a_from_b.translation.vector,
+            )
+        };
         if !(rotation.iter().all(|x| x.is_finite()) && translation.iter().all(|x| x.is_finite())) {
             return None;
         }
@@ -208,9 +224,51 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
         }
     }
 
+    /// The descent rule: two leaves are tested; of an inner node and a leaf
+    /// the inner node is split; of two inner nodes, see [`split_a_first`].
+    #[inline(always)]
+    fn step(&self, id_a: NodeId, id_b: NodeId) -> Step {
+        let (node_a, node_b) = (self.a.bvh().node(id_a), self.b.bvh().node(id_b));
+        match (node_a.kind(id_a), node_b.kind(id_b)) {
+            (
+                NodeKind::Leaf { first, count },
+                NodeKind::Leaf {
+                    first: fb,
+                    count: cb,
+                },
+            ) => Step::Leaves {
+                a: (first, count),
+                b: (fb, cb),
+            },
+            (NodeKind::Inner { left, right }, NodeKind::Leaf { .. }) => {
+                Step::SplitA { left, right }
+            }
+            (NodeKind::Leaf { .. }, NodeKind::Inner { left, right }) => {
+                Step::SplitB { left, right }
+            }
+            (
+                NodeKind::Inner { left, right },
+                NodeKind::Inner {
+                    left: lb,
+                    right: rb,
+                },
+            ) => {
+                if split_a_first(&node_a.volume, &node_b.volume) {
+                    Step::SplitA { left, right }
+                } else {
+                    Step::SplitB {
+                        left: lb,
+                        right: rb,
+                    }
+                }
+            }
+        }
+    }
+
     /// The descent. Stack entries are node pairs whose boxes touch; along
     /// the current path each level `depth_a + depth_b` holds at most one
-    /// pending entry, so `depth_a + depth_b` entries suffice.
+    /// pending entry, so `depth_a + depth_b` entries suffice. The current B
+    /// node's box in A's frame is carried along while B's node stays.
     #[inline(always)]
     fn kernel(
         &self,
@@ -224,96 +282,56 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
         if !self.boxes_touch(&tree_a.root_volume().oriented_box(), &root_b) {
             return false;
         }
-        let mut current = (NodeId::ROOT, NodeId::ROOT);
+        let (mut id_a, mut id_b) = (NodeId::ROOT, NodeId::ROOT);
+        let mut box_b = Some(root_b);
         loop {
-            let (id_a, id_b) = current;
-            let (node_a, node_b) = (tree_a.node(id_a), tree_b.node(id_b));
-            let split = match (node_a.kind(id_a), node_b.kind(id_b)) {
-                (
-                    NodeKind::Leaf {
-                        first: fa,
-                        count: ca,
-                    },
-                    NodeKind::Leaf {
-                        first: fb,
-                        count: cb,
-                    },
-                ) => {
-                    if self.leaf_pair(fa..fa + ca, fb..fb + cb, stats, on_pair) {
+            match self.step(id_a, id_b) {
+                Step::Leaves { a, b } => {
+                    if self.leaf_pair(a.0..a.0 + a.1, b.0..b.0 + b.1, stats, on_pair) {
                         return true;
                     }
-                    None
                 }
-                (NodeKind::Inner { left, right }, NodeKind::Leaf { .. }) => {
-                    Some(Split::A { left, right })
-                }
-                (NodeKind::Leaf { .. }, NodeKind::Inner { left, right }) => {
-                    Some(Split::B { left, right })
-                }
-                (
-                    NodeKind::Inner {
-                        left: la,
-                        right: ra,
-                    },
-                    NodeKind::Inner {
-                        left: lb,
-                        right: rb,
-                    },
-                ) => {
-                    let size_a = node_a.volume.oriented_box().half_extents.norm_squared();
-                    let size_b = node_b.volume.oriented_box().half_extents.norm_squared();
-                    // `!(a < b)` also descends A when a size is NaN.
-                    Some(if !(size_a < size_b) {
-                        Split::A {
-                            left: la,
-                            right: ra,
+                Step::SplitA { left, right } => {
+                    stats.volume_tests += 2;
+                    let b = box_b.unwrap_or_else(|| {
+                        self.box_b_in_a(&tree_b.node(id_b).volume.oriented_box())
+                    });
+                    let hit_left = self.boxes_touch(&tree_a.node(left).volume.oriented_box(), &b);
+                    let hit_right = self.boxes_touch(&tree_a.node(right).volume.oriented_box(), &b);
+                    if hit_left || hit_right {
+                        if hit_left && hit_right {
+                            stack.push((right, id_b));
                         }
-                    } else {
-                        Split::B {
-                            left: lb,
-                            right: rb,
+                        id_a = if hit_left { left } else { right };
+                        box_b = Some(b);
+                        continue;
+                    }
+                }
+                Step::SplitB { left, right } => {
+                    stats.volume_tests += 2;
+                    let a = tree_a.node(id_a).volume.oriented_box();
+                    let b_left = self.box_b_in_a(&tree_b.node(left).volume.oriented_box());
+                    let b_right = self.box_b_in_a(&tree_b.node(right).volume.oriented_box());
+                    let hit_left = self.boxes_touch(&a, &b_left);
+                    let hit_right = self.boxes_touch(&a, &b_right);
+                    if hit_left || hit_right {
+                        if hit_left && hit_right {
+                            stack.push((id_a, right));
                         }
-                    })
-                }
-            };
-            if let Some(split) = split {
-                stats.volume_tests += 2;
-                let (first, second, hit_first, hit_second) = match split {
-                    Split::A { left, right } => {
-                        let box_b = self.box_b_in_a(&node_b.volume.oriented_box());
-                        let hit_left =
-                            self.boxes_touch(&tree_a.node(left).volume.oriented_box(), &box_b);
-                        let hit_right =
-                            self.boxes_touch(&tree_a.node(right).volume.oriented_box(), &box_b);
-                        ((left, id_b), (right, id_b), hit_left, hit_right)
+                        (id_b, box_b) = if hit_left {
+                            (left, Some(b_left))
+                        } else {
+                            (right, Some(b_right))
+                        };
+                        continue;
                     }
-                    Split::B { left, right } => {
-                        let box_a = node_a.volume.oriented_box();
-                        let hit_left = self.boxes_touch(
-                            &box_a,
-                            &self.box_b_in_a(&tree_b.node(left).volume.oriented_box()),
-                        );
-                        let hit_right = self.boxes_touch(
-                            &box_a,
-                            &self.box_b_in_a(&tree_b.node(right).volume.oriented_box()),
-                        );
-                        ((id_a, left), (id_a, right), hit_left, hit_right)
-                    }
-                };
-                if hit_first {
-                    if hit_second {
-                        stack.push(second);
-                    }
-                    current = first;
-                    continue;
-                }
-                if hit_second {
-                    current = second;
-                    continue;
                 }
             }
             match stack.pop() {
-                Some(next) => current = next,
+                Some((next_a, next_b)) => {
+                    (id_a, id_b) = (next_a, next_b);
+                    box_b = None;
+                }
                 None => return false,
             }
         }
@@ -362,6 +380,26 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
         }
         false
     }
+}
+
+/// Of two inner nodes, split the one with the larger enclosed volume; equal
+/// volumes (flat nodes have none) go by the larger box half-diagonal, PQP's
+/// rule (Larsen et al. 1999); remaining ties and NaN split A.
+///
+/// Measured (`benches/overlap.rs`, OBB trees, boolean queries, volume
+/// tests per query): FCL's env vs rob 46 with this rule against 71 with the
+/// half-diagonal rule alone (1.85 against 3.4 µs); a ball on a flat plate 47
+/// against 97; a ball on terrain and bunny vs bunny equal (124, 100).
+/// Splitting the bulkier node first separates thin walls and plates from
+/// small pieces early instead of pairing them with one large box.
+#[inline(always)]
+fn split_a_first<A: BoundingVolume, B: BoundingVolume>(a: &A, b: &B) -> bool {
+    let (volume_a, volume_b) = (a.volume(), b.volume());
+    if volume_a != volume_b {
+        return !(volume_a < volume_b);
+    }
+    let diagonal = |o: Obb| o.half_extents.norm_squared();
+    !(diagonal(a.oriented_box()) < diagonal(b.oriented_box()))
 }
 
 impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
@@ -503,6 +541,14 @@ impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
         }
         Contact::Separate
     }
+}
+
+fn is_finite_pose(pose: &Isometry) -> bool {
+    pose.translation
+        .vector
+        .iter()
+        .chain(pose.rotation.coords.iter())
+        .all(|x| x.is_finite())
 }
 
 /// The first vertex of the first non-degenerate triangle, in `f64`.

@@ -5,8 +5,8 @@ mod line_of_sight;
 mod mesh_overlap;
 mod mesh_tree;
 mod raycast;
-mod region;
 mod raycast_wide;
+mod region;
 
 pub use line_of_sight::{SightOptions, Visibility};
 pub use mesh_overlap::{Contact, OverlapStats, TrianglePair, Which};

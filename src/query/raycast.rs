@@ -184,12 +184,12 @@ impl<V: BoundingVolume> MeshTree<V> {
     ) {
         for k in first as usize..(first + count) as usize {
             let (tri, triangle) = self.leaf_triangle(k);
-            if let Some(hit) = hit_triangle(ray, tri, triangle, *t_best) {
-                if hit.t < *t_best || best.is_none_or(|b| hit.t == b.t && hit.triangle < b.triangle)
-                {
-                    *t_best = hit.t;
-                    *best = Some(hit);
-                }
+            let Some(hit) = hit_triangle(ray, tri, triangle, *t_best) else {
+                continue;
+            };
+            if hit.t < *t_best || best.is_none_or(|b| hit.t == b.t && hit.triangle < b.triangle) {
+                *t_best = hit.t;
+                *best = Some(hit);
             }
         }
     }

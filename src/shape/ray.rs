@@ -38,7 +38,12 @@ impl Ray {
     #[must_use]
     pub fn is_finite(&self) -> bool {
         let (o, d) = (&self.origin, &self.direction);
-        o.x.is_finite() && o.y.is_finite() && o.z.is_finite() && d.x.is_finite() && d.y.is_finite() && d.z.is_finite()
+        o.x.is_finite()
+            && o.y.is_finite()
+            && o.z.is_finite()
+            && d.x.is_finite()
+            && d.y.is_finite()
+            && d.z.is_finite()
     }
 }
 

@@ -72,7 +72,10 @@ impl Triangle {
     /// The axis-aligned box around the triangle.
     #[must_use]
     pub fn aabb(&self) -> Aabb {
-        Aabb::new(self.a.inf(&self.b).inf(&self.c), self.a.sup(&self.b).sup(&self.c))
+        Aabb::new(
+            self.a.inf(&self.b).inf(&self.c),
+            self.a.sup(&self.b).sup(&self.c),
+        )
     }
 
     /// This triangle moved by a rigid motion.

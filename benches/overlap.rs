@@ -1,0 +1,273 @@
+//! Mesh-vs-mesh overlap (boolean with early exit), boxtree's OBB and AABB
+//! trees beside parry3d on the same fixed poses, about half of them
+//! overlapping.
+//!
+//! Scenes: FCL's classic pair (`env.obj` at the identity, `rob.obj` at random
+//! poses inside env's bounds), a ball on terrain and on a flat plate, and the
+//! Stanford bunny against itself. parry3d
+//! answers with `parry3d::query::intersection_test(&pose1, &trimesh1, &pose2,
+//! &trimesh2)`, which for two `TriMesh`es dispatches to its composite-shape
+//! path (every triangle of mesh 1 whose box meets mesh 2's box queries mesh
+//! 2's BVH, and triangle pairs go to GJK).
+//!
+//! Run with `cargo bench --bench overlap`. Each configuration prints an
+//! `overlap` line with ns/query, the speed-up over parry3d and the volume
+//! and triangle tests per query; criterion records the same runs.
+
+mod common;
+
+use std::hint::black_box;
+
+use boxtree::bvh::BuildOptions;
+use boxtree::math::nalgebra::Translation3;
+use boxtree::{
+    Aabb, BoundingVolume, Isometry, MeshTree, Obb, OverlapStats, Point, TriMesh, Vector,
+};
+use common::{SplitMix, median_ns_per_item, pp, prot, pv};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+fn load(name: &str) -> TriMesh {
+    TriMesh::load(format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR")))
+        .expect("bench mesh loads")
+}
+
+fn parry_mesh(mesh: &TriMesh) -> parry3d::shape::TriMesh {
+    parry3d::shape::TriMesh::new(
+        mesh.vertices().iter().map(pp).collect(),
+        mesh.indices().to_vec(),
+    )
+    .expect("valid mesh")
+}
+
+fn parry_pose(pose: &Isometry) -> parry3d::math::Pose {
+    parry3d::math::Pose::from_parts(pv(&pose.translation.vector), prot(&pose.rotation))
+}
+
+/// `count` poses for B, half overlapping A (by boxtree's answer, which the
+/// run checks against parry3d's), drawn from `sample` in a fixed order.
+fn poses(
+    a: &MeshTree<Obb>,
+    b: &MeshTree<Obb>,
+    count: usize,
+    mut sample: impl FnMut() -> Isometry,
+) -> Vec<Isometry> {
+    let (mut hits, mut misses) = (Vec::new(), Vec::new());
+    while hits.len() < count / 2 || misses.len() < count - count / 2 {
+        let pose = sample();
+        let list = if a.placed(Isometry::identity()).overlaps(&b.placed(pose)) {
+            &mut hits
+        } else {
+            &mut misses
+        };
+        list.push(pose);
+    }
+    hits.truncate(count / 2);
+    misses.truncate(count - count / 2);
+    // Interleave, so the hardware sees no long runs of one kind.
+    hits.into_iter()
+        .zip(misses)
+        .flat_map(|(h, m)| [h, m])
+        .collect()
+}
+
+fn boxtree_run<A: BoundingVolume, B: BoundingVolume>(
+    a: &MeshTree<A>,
+    b: &MeshTree<B>,
+    poses: &[Isometry],
+) -> usize {
+    let placed_a = a.placed(Isometry::identity());
+    poses
+        .iter()
+        .filter(|pose| placed_a.overlaps(&b.placed(*black_box(*pose))))
+        .count()
+}
+
+fn stats_per_query<A: BoundingVolume, B: BoundingVolume>(
+    a: &MeshTree<A>,
+    b: &MeshTree<B>,
+    poses: &[Isometry],
+) -> (f64, f64) {
+    let mut stats = OverlapStats::default();
+    for pose in poses {
+        let _ = a
+            .placed(Isometry::identity())
+            .first_contact_with_stats(&b.placed(*pose), &mut stats);
+    }
+    let n = poses.len() as f64;
+    (
+        stats.volume_tests as f64 / n,
+        stats.triangle_tests as f64 / n,
+    )
+}
+
+fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[Isometry]) {
+    let (obb_a, obb_b) = (
+        MeshTree::<Obb>::build(a.clone(), &BuildOptions::gottschalk()),
+        MeshTree::<Obb>::build(b.clone(), &BuildOptions::gottschalk()),
+    );
+    let (aabb_a, aabb_b) = (
+        MeshTree::<Aabb>::build(a.clone(), &BuildOptions::sah()),
+        MeshTree::<Aabb>::build(b.clone(), &BuildOptions::sah()),
+    );
+    let (parry_a, parry_b) = (parry_mesh(a), parry_mesh(b));
+    let parry_poses: Vec<parry3d::math::Pose> = poses.iter().map(parry_pose).collect();
+    let identity = parry3d::math::Pose::identity();
+    let parry_run = || {
+        parry_poses
+            .iter()
+            .filter(|pose| {
+                parry3d::query::intersection_test(&identity, &parry_a, black_box(pose), &parry_b)
+                    .expect("TriMesh pairs are supported")
+                    .intersecting
+            })
+            .count()
+    };
+
+    let n = poses.len();
+    let counts = [
+        boxtree_run(&obb_a, &obb_b, poses),
+        boxtree_run(&aabb_a, &aabb_b, poses),
+        parry_run(),
+    ];
+    println!(
+        "overlap {name}: {} vs {} triangles, {n} poses; overlapping: boxtree obb {}, aabb {}, parry3d {}",
+        a.len(),
+        b.len(),
+        counts[0],
+        counts[1],
+        counts[2]
+    );
+
+    type Run<'a> = Box<dyn FnMut() -> usize + 'a>;
+    let runs: Vec<(&str, Run)> = vec![
+        (
+            "parry3d intersection_test (TriMesh vs TriMesh)",
+            Box::new(parry_run),
+        ),
+        (
+            "boxtree obb-obb overlaps",
+            Box::new(|| boxtree_run(&obb_a, &obb_b, poses)),
+        ),
+        (
+            "boxtree aabb-aabb overlaps",
+            Box::new(|| boxtree_run(&aabb_a, &aabb_b, poses)),
+        ),
+        (
+            "boxtree obb-aabb overlaps",
+            Box::new(|| boxtree_run(&obb_a, &aabb_b, poses)),
+        ),
+    ];
+    let mut group = c.benchmark_group(format!("overlap/{name}"));
+    group
+        .sample_size(10)
+        .throughput(Throughput::Elements(n as u64));
+    let mut parry_ns = 0.0;
+    for (label, mut run) in runs {
+        group.bench_function(label, |bencher| bencher.iter(&mut run));
+        let ns = median_ns_per_item(&mut run, n);
+        if label.starts_with("parry3d") {
+            parry_ns = ns;
+            println!("overlap {name} {label}: {ns:.0} ns/query");
+        } else {
+            println!(
+                "overlap {name} {label}: {ns:.0} ns/query, speed-up over parry3d {:.2}x",
+                parry_ns / ns
+            );
+        }
+    }
+    group.finish();
+
+    for (label, (volumes, triangles)) in [
+        ("obb-obb", stats_per_query(&obb_a, &obb_b, poses)),
+        ("aabb-aabb", stats_per_query(&aabb_a, &aabb_b, poses)),
+        ("obb-aabb", stats_per_query(&obb_a, &aabb_b, poses)),
+    ] {
+        println!(
+            "overlap {name} {label}: {volumes:.1} volume tests/query, {triangles:.1} triangle tests/query"
+        );
+    }
+    // Every touching pair (no early exit): boxtree only, parry3d has no such query.
+    for (label, ns) in [
+        ("obb-obb", all_pairs_ns(&obb_a, &obb_b, poses)),
+        ("aabb-aabb", all_pairs_ns(&aabb_a, &aabb_b, poses)),
+    ] {
+        println!("overlap {name} {label} touching_pairs (all pairs): {ns:.0} ns/query");
+    }
+}
+
+fn all_pairs_ns<A: BoundingVolume, B: BoundingVolume>(
+    a: &MeshTree<A>,
+    b: &MeshTree<B>,
+    poses: &[Isometry],
+) -> f64 {
+    let placed_a = a.placed(Isometry::identity());
+    let mut run = || {
+        poses
+            .iter()
+            .map(|pose| placed_a.touching_pairs(&b.placed(*pose), None).len())
+            .sum()
+    };
+    median_ns_per_item(&mut run, poses.len())
+}
+
+fn overlap(c: &mut Criterion) {
+    let env = load("env.obj");
+    let rob = load("rob.obj");
+    let (env_tree, rob_tree) = (
+        MeshTree::<Obb>::build(env.clone(), &BuildOptions::gottschalk()),
+        MeshTree::<Obb>::build(rob.clone(), &BuildOptions::gottschalk()),
+    );
+    let bounds = env.aabb();
+    let mut rng = SplitMix(1996);
+    let env_poses = poses(&env_tree, &rob_tree, 2000, || {
+        let t = bounds.center() + rng.point(1.0).coords.component_mul(&bounds.half_extents());
+        Isometry::from_parts(Translation3::from(t.coords), rng.rotation())
+    });
+    bench_pair(c, "env vs rob", &env, &rob, &env_poses);
+
+    // Procedural: a ball on rolling terrain, and on a flat plate (whose nodes
+    // have no volume, so the descent rule splits the ball first).
+    let terrain = TriMesh::terrain(100, 100.0, 6.0, 3);
+    let ball = TriMesh::icosphere(Point::origin(), 4.0, 3);
+    let (terrain_tree, ball_tree) = (
+        MeshTree::<Obb>::build(terrain.clone(), &BuildOptions::gottschalk()),
+        MeshTree::<Obb>::build(ball.clone(), &BuildOptions::gottschalk()),
+    );
+    let mut rng = SplitMix(7);
+    let terrain_poses = poses(&terrain_tree, &ball_tree, 1000, || {
+        let t = Vector::new(
+            rng.range(-45.0, 45.0),
+            rng.range(-45.0, 45.0),
+            rng.range(-8.0, 8.0),
+        );
+        Isometry::from_parts(Translation3::from(t), rng.rotation())
+    });
+    bench_pair(c, "terrain vs ball", &terrain, &ball, &terrain_poses);
+    let plate = TriMesh::terrain(60, 100.0, 0.0, 1);
+    let plate_tree = MeshTree::<Obb>::build(plate.clone(), &BuildOptions::gottschalk());
+    let mut rng = SplitMix(8);
+    let plate_poses = poses(&plate_tree, &ball_tree, 1000, || {
+        let t = Vector::new(
+            rng.range(-45.0, 45.0),
+            rng.range(-45.0, 45.0),
+            rng.range(-5.0, 5.0),
+        );
+        Isometry::from_parts(Translation3::from(t), rng.rotation())
+    });
+    bench_pair(c, "flat plate vs ball", &plate, &ball, &plate_poses);
+
+    let bunny = load("bunny.obj");
+    let bunny_tree = MeshTree::<Obb>::build(bunny.clone(), &BuildOptions::gottschalk());
+    let (center, reach) = (bunny.aabb().center(), bunny.aabb().half_extents().norm());
+    let mut rng = SplitMix(2013);
+    let bunny_poses = poses(&bunny_tree, &bunny_tree, 400, || {
+        let rotation = rng.rotation();
+        // Place the rotated copy's centre within 1.6 half-diagonals of the original's.
+        let t = center + rng.point(1.0).coords * (1.6 * reach) - rotation * center.coords;
+        Isometry::from_parts(Translation3::from(t.coords), rotation)
+    });
+    bench_pair(c, "bunny vs bunny", &bunny, &bunny, &bunny_poses);
+}
+
+criterion_group!(benches, overlap);
+criterion_main!(benches);
