@@ -32,6 +32,14 @@ pub trait BoundingVolume: Copy + std::fmt::Debug + Send + Sync + 'static {
     /// Zero-area triangles are contained but must not orient the volume.
     fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self;
 
+    /// The volume when it is exactly the union of the triangles' boxes, so a
+    /// builder that already has that union skips the pass over the triangles
+    /// (AABBs); `None` for volumes that must be fitted to the triangles.
+    fn from_triangle_boxes(union: &Aabb) -> Option<Self> {
+        let _ = union;
+        None
+    }
+
     /// A volume containing both children's volumes, for bottom-up refit.
     /// `self` is the old parent, whose shape (axes) may be kept.
     fn refit_parent(&self, left: &Self, right: &Self) -> Self;
