@@ -419,8 +419,7 @@ impl<'a> Builder<'a> {
             }
         }
         let mut best: Option<(Real, usize, usize)> = None;
-        for axis in 0..3 {
-            let axis_bins = &all_bins[axis];
+        for (axis, axis_bins) in all_bins.iter().enumerate() {
             // Right-to-left sweep: area·count of everything from bin s on.
             let mut right_cost = [0.0 as Real; MAX_BINS];
             let (mut acc_box, mut acc_count) = (Bounds::EMPTY, 0u32);
