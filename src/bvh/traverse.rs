@@ -1,8 +1,6 @@
 //! The one traversal engine: an iterative descent with a small fixed stack.
 
-use smallvec::SmallVec;
-
-use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind};
+use crate::bvh::{ArrayStack, BoundingVolume, Bvh, NodeId, NodeKind, TraversalStack};
 use crate::mesh::TriangleId;
 
 /// What a leaf callback tells the traversal to do next.
@@ -14,9 +12,6 @@ pub enum Visit {
     Stop,
 }
 
-/// Inline stack capacity; deeper trees spill to the heap, never overflow.
-pub(crate) const STACK: usize = 64;
-
 impl<V: BoundingVolume> Bvh<V> {
     /// Visits every triangle whose ancestors all pass `enter`, in depth-first
     /// order, until `leaf` returns [`Visit::Stop`]. Returns `true` when stopped.
@@ -25,33 +20,66 @@ impl<V: BoundingVolume> Bvh<V> {
     /// (region and overlap queries); `leaf` receives each candidate triangle.
     pub fn traverse(
         &self,
-        mut enter: impl FnMut(&V) -> bool,
+        enter: impl FnMut(&V) -> bool,
         mut leaf: impl FnMut(TriangleId) -> Visit,
     ) -> bool {
-        let mut stack: SmallVec<[NodeId; STACK]> = SmallVec::new();
-        if self.nodes.is_empty() {
+        let mut leaf_range = |first: u32, count: u32| {
+            for triangle in self.leaf_triangles(first, count) {
+                if leaf(triangle) == Visit::Stop {
+                    return Visit::Stop;
+                }
+            }
+            Visit::Continue
+        };
+        if self.fits_array_stack() {
+            self.descend(&mut ArrayStack::new(), enter, &mut leaf_range)
+        } else {
+            self.descend(&mut Vec::new(), enter, &mut leaf_range)
+        }
+    }
+
+    /// The engine under every unordered query: depth-first over child pairs,
+    /// testing both children of a node together, continuing with the left one
+    /// and keeping the right one on `stack`. `leaf` receives each entered
+    /// leaf's range of the leaf order. Returns `true` when `leaf` stopped it.
+    #[inline(always)]
+    pub fn descend(
+        &self,
+        stack: &mut impl TraversalStack<NodeId>,
+        mut enter: impl FnMut(&V) -> bool,
+        mut leaf: impl FnMut(u32, u32) -> Visit,
+    ) -> bool {
+        if !enter(self.root_volume()) {
             return false;
         }
-        stack.push(NodeId::ROOT);
-        while let Some(id) = stack.pop() {
-            let node = self.node(id);
-            if !enter(&node.volume) {
-                continue;
-            }
-            match node.kind(id) {
+        let mut id = NodeId::ROOT;
+        loop {
+            match self.node(id).kind(id) {
                 NodeKind::Inner { left, right } => {
-                    stack.push(right);
-                    stack.push(left);
+                    let hit_left = enter(&self.node(left).volume);
+                    let hit_right = enter(&self.node(right).volume);
+                    if hit_left {
+                        if hit_right {
+                            stack.push(right);
+                        }
+                        id = left;
+                        continue;
+                    }
+                    if hit_right {
+                        id = right;
+                        continue;
+                    }
                 }
                 NodeKind::Leaf { first, count } => {
-                    for triangle in self.leaf_triangles(first, count) {
-                        if leaf(triangle) == Visit::Stop {
-                            return true;
-                        }
+                    if leaf(first, count) == Visit::Stop {
+                        return true;
                     }
                 }
             }
+            match stack.pop() {
+                Some(next) => id = next,
+                None => return false,
+            }
         }
-        false
     }
 }

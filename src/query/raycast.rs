@@ -12,9 +12,9 @@
 //! NaN or infinite input, and zero-length directions, give "no hit".
 //! Zero-area triangles never produce hits.
 
-use smallvec::SmallVec;
-
-use crate::bvh::{ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack};
+use crate::bvh::{
+    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit,
+};
 use crate::intersect::WatertightRay;
 use crate::math::{Real, Vector};
 use crate::mesh::TriangleId;
@@ -36,9 +36,6 @@ pub struct RayHit {
     /// True when the ray arrived against the normal.
     pub front_face: bool,
 }
-
-/// Inline capacity of the traversal stacks: trees deeper than this spill to the heap.
-const STACK: usize = 64;
 
 /// How far (in `t`) beyond the current closest hit boxes are still visited.
 ///
@@ -124,32 +121,18 @@ impl<V: BoundingVolume> MeshTree<V> {
             return Vec::new();
         };
         let mut hits = Vec::new();
-        let bvh = self.bvh();
-        let mut stack: SmallVec<[NodeId; STACK]> = SmallVec::new();
-        stack.push(NodeId::ROOT);
-        while let Some(id) = stack.pop() {
-            let node = bvh.node(id);
-            if node
-                .volume
-                .ray_entry(&prepared.boxes, t_min, t_max)
-                .is_none()
-            {
-                continue;
+        let enter = |volume: &V| volume.ray_entry(&prepared.boxes, t_min, t_max).is_some();
+        let collect = |first: u32, count: u32| {
+            for k in first as usize..(first + count) as usize {
+                let (tri, triangle) = self.leaf_triangle(k);
+                hits.extend(hit_triangle(&prepared, tri, triangle, t_max));
             }
-            match node.kind(id) {
-                NodeKind::Inner { left, right } => {
-                    stack.push(right);
-                    stack.push(left);
-                }
-                NodeKind::Leaf { first, count } => {
-                    for k in first as usize..(first + count) as usize {
-                        let (tri, triangle) = self.leaf_triangle(k);
-                        if let Some(hit) = hit_triangle(&prepared, tri, triangle, t_max) {
-                            hits.push(hit);
-                        }
-                    }
-                }
-            }
+            Visit::Continue
+        };
+        if self.bvh().fits_array_stack() {
+            self.bvh().descend(&mut ArrayStack::new(), enter, collect);
+        } else {
+            self.bvh().descend(&mut Vec::new(), enter, collect);
         }
         hits.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
         hits
@@ -217,43 +200,20 @@ impl<V: BoundingVolume> MeshTree<V> {
         skip: &impl Fn(TriangleId) -> bool,
         stack: &mut impl TraversalStack<NodeId>,
     ) -> Option<TriangleId> {
-        let bvh = self.bvh();
-        let (t_min, t_max) = (ray.t_min, ray.t_max);
-        bvh.root_volume().ray_entry(&ray.boxes, t_min, t_max)?;
-        let mut id = NodeId::ROOT;
-        loop {
-            match bvh.node(id).kind(id) {
-                NodeKind::Inner { left, right } => {
-                    let hit_left = bvh
-                        .node(left)
-                        .volume
-                        .ray_entry(&ray.boxes, t_min, t_max)
-                        .is_some();
-                    let hit_right = bvh
-                        .node(right)
-                        .volume
-                        .ray_entry(&ray.boxes, t_min, t_max)
-                        .is_some();
-                    if hit_left {
-                        if hit_right {
-                            stack.push(right);
-                        }
-                        id = left;
-                        continue;
-                    }
-                    if hit_right {
-                        id = right;
-                        continue;
-                    }
+        let mut found = None;
+        self.bvh().descend(
+            stack,
+            |volume| volume.ray_entry(&ray.boxes, ray.t_min, ray.t_max).is_some(),
+            |first, count| {
+                found = self.leaf_any_hit(ray, first, count, skip);
+                if found.is_some() {
+                    Visit::Stop
+                } else {
+                    Visit::Continue
                 }
-                NodeKind::Leaf { first, count } => {
-                    if let Some(triangle) = self.leaf_any_hit(ray, first, count, skip) {
-                        return Some(triangle);
-                    }
-                }
-            }
-            id = stack.pop()?;
-        }
+            },
+        );
+        found
     }
 
     /// The closest-hit kernel: nearer child first, entries beyond the current hit dropped.

@@ -20,7 +20,7 @@
 //! or radius) overlaps nothing.
 
 use crate::bounding_volume::{Aabb, Obb, Sphere};
-use crate::bvh::{ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, Visit};
+use crate::bvh::{ArrayStack, BoundingVolume, NodeId, TraversalStack, Visit};
 use crate::intersect::{
     boxes_overlap, triangle_overlaps_aabb, triangle_overlaps_obb, triangle_overlaps_sphere,
 };
@@ -215,45 +215,22 @@ impl<V: BoundingVolume> MeshTree<V> {
         stack: &mut impl TraversalStack<NodeId>,
         on_triangle: &mut impl FnMut(TriangleId) -> Visit,
     ) -> bool {
-        let bvh = self.bvh();
-        if !region.may_touch(&bvh.root_volume().oriented_box()) {
-            return false;
-        }
-        let mut id = NodeId::ROOT;
-        loop {
-            match bvh.node(id).kind(id) {
-                NodeKind::Inner { left, right } => {
-                    let hit_left = region.may_touch(&bvh.node(left).volume.oriented_box());
-                    let hit_right = region.may_touch(&bvh.node(right).volume.oriented_box());
-                    if hit_left {
-                        if hit_right {
-                            stack.push(right);
-                        }
-                        id = left;
-                        continue;
-                    }
-                    if hit_right {
-                        id = right;
-                        continue;
+        self.bvh().descend(
+            stack,
+            |volume| region.may_touch(&volume.oriented_box()),
+            |first, count| {
+                for k in first as usize..(first + count) as usize {
+                    let (tri, triangle) = self.leaf_triangle(k);
+                    if !tri.is_degenerate()
+                        && region.region.overlaps_triangle(tri)
+                        && on_triangle(triangle) == Visit::Stop
+                    {
+                        return Visit::Stop;
                     }
                 }
-                NodeKind::Leaf { first, count } => {
-                    for k in first as usize..(first + count) as usize {
-                        let (tri, triangle) = self.leaf_triangle(k);
-                        if !tri.is_degenerate()
-                            && region.region.overlaps_triangle(tri)
-                            && on_triangle(triangle) == Visit::Stop
-                        {
-                            return true;
-                        }
-                    }
-                }
-            }
-            match stack.pop() {
-                Some(next) => id = next,
-                None => return false,
-            }
-        }
+                Visit::Continue
+            },
+        )
     }
 }
 
