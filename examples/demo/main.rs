@@ -83,7 +83,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     match parse_args(args).map_err(|e| format!("{e}\n(run with --help for the options)"))? {
         Some(options) => demo(&options),
         None => {
-            println!("{HELP}");
+            // A closed pipe (`demo --help | head`) is not an error worth a panic.
+            use std::io::Write;
+            let _ = writeln!(std::io::stdout(), "{HELP}");
             Ok(())
         }
     }
