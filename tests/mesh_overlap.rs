@@ -25,15 +25,10 @@ use boxtree::{
     Aabb, BoundingVolume, Contact, Isometry, Kdop18, MeshTree, Obb, OverlapStats, Point, Real,
     Rotation, Sphere, TriMesh, Triangle, TriangleId, TrianglePair, Vector, Which,
 };
-use common::SplitMix;
+use common::{SplitMix, data_mesh, triangle_soup};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------- helpers
-
-fn load(name: &str) -> TriMesh {
-    TriMesh::load(format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR")))
-        .expect("test mesh loads")
-}
 
 fn obb_tree(mesh: &TriMesh) -> MeshTree<Obb> {
     MeshTree::build(mesh.clone(), &BuildOptions::gottschalk())
@@ -184,18 +179,6 @@ fn integer_soup(count: u32, extent: Real, seed: u64) -> TriMesh {
     TriMesh::new(vertices, soup.indices().to_vec()).expect("rounded soup is valid")
 }
 
-fn triangle_mesh(triangles: &[[[Real; 3]; 3]]) -> TriMesh {
-    let vertices = triangles
-        .iter()
-        .flatten()
-        .map(|v| Point::new(v[0], v[1], v[2]))
-        .collect();
-    let indices = (0..triangles.len() as u32)
-        .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
-        .collect();
-    TriMesh::new(vertices, indices).expect("valid triangles")
-}
-
 fn translation(x: Real, y: Real, z: Real) -> Isometry {
     Isometry::translation(x, y, z)
 }
@@ -331,7 +314,7 @@ fn random_poses_soup_and_terrain_agree_with_brute_force() {
 
 #[test]
 fn random_poses_fcl_robot_agrees_with_brute_force() {
-    let rob = load("rob.obj");
+    let rob = data_mesh("rob.obj");
     check_tally(
         "rob vs rob",
         &compare_random("rob vs rob", &rob, &rob, 120, 4, 1.0),
@@ -548,7 +531,7 @@ fn vertex_shared_after_the_change_of_frame_is_found_far_from_the_origin() {
         Point::new(0.01, 0.0, 0.0),
         Point::new(0.0, 0.01, 0.003),
     );
-    let b = triangle_mesh(&[[[0.0, 0.0, 0.0], [0.01, 0.0, 0.0], [0.0, 0.01, 0.003]]]);
+    let b = triangle_soup(&[[[0.0, 0.0, 0.0], [0.01, 0.0, 0.0], [0.0, 0.01, 0.003]]]);
     let (ob, ab) = (obb_tree(&b), aabb_tree(&b));
     let mut tested = 0;
     for i in 0..2000 {
@@ -560,7 +543,7 @@ fn vertex_shared_after_the_change_of_frame_is_found_far_from_the_origin() {
         let p = [moved.a, moved.b, moved.c][i % 3];
         let away = (p - moved.centroid()).normalize() * 0.01;
         let side = away.cross(&Vector::new(0.3, -0.5, 0.8)).normalize() * 0.004;
-        let a = triangle_mesh(&[[
+        let a = triangle_soup(&[[
             [p.x, p.y, p.z],
             (p + away + side).coords.into(),
             (p + away - side).coords.into(),
@@ -592,8 +575,8 @@ fn vertex_shared_after_the_change_of_frame_is_found_far_from_the_origin() {
 
 #[test]
 fn coplanar_overlapping_triangles_touch() {
-    let a = triangle_mesh(&[[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [0.0, 4.0, 0.0]]]);
-    let b = triangle_mesh(&[[[1.0, 1.0, 0.0], [5.0, 1.0, 0.0], [1.0, 5.0, 0.0]]]);
+    let a = triangle_soup(&[[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [0.0, 4.0, 0.0]]]);
+    let b = triangle_soup(&[[[1.0, 1.0, 0.0], [5.0, 1.0, 0.0], [1.0, 5.0, 0.0]]]);
     assert_eq!(
         check_exact(&a, Isometry::identity(), &b, Isometry::identity()).len(),
         1
@@ -606,8 +589,8 @@ fn coplanar_overlapping_triangles_touch() {
 fn edge_crossing_edge_touches() {
     // A's edge on the x axis; B stands in the plane x = 1 with an edge along z
     // through (1, 0, 0): the triangles share exactly that point.
-    let a = triangle_mesh(&[[[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, -2.0, 0.0]]]);
-    let b = triangle_mesh(&[[[1.0, 0.0, -1.0], [1.0, 0.0, 1.0], [1.0, 2.0, 0.0]]]);
+    let a = triangle_soup(&[[[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, -2.0, 0.0]]]);
+    let b = triangle_soup(&[[[1.0, 0.0, -1.0], [1.0, 0.0, 1.0], [1.0, 2.0, 0.0]]]);
     assert_eq!(
         check_exact(&a, Isometry::identity(), &b, Isometry::identity()).len(),
         1
@@ -622,8 +605,8 @@ fn edge_crossing_edge_touches() {
 
 #[test]
 fn vertex_on_face_touches() {
-    let a = triangle_mesh(&[[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [0.0, 4.0, 0.0]]]);
-    let b = triangle_mesh(&[[[1.0, 1.0, 0.0], [1.0, 2.0, 3.0], [2.0, 1.0, 3.0]]]);
+    let a = triangle_soup(&[[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [0.0, 4.0, 0.0]]]);
+    let b = triangle_soup(&[[[1.0, 1.0, 0.0], [1.0, 2.0, 3.0], [2.0, 1.0, 3.0]]]);
     assert_eq!(
         check_exact(&a, Isometry::identity(), &b, Isometry::identity()).len(),
         1
@@ -697,7 +680,7 @@ fn identical_meshes_at_identical_poses_touch_everywhere() {
 fn degenerate_triangles_never_touch() {
     // A cube plus slivers (collinear, repeated vertex) that pass straight through the other cube.
     let cube = TriMesh::cuboid(Point::new(0.0, 0.0, 0.0), Point::new(2.0, 2.0, 2.0));
-    let slivers = triangle_mesh(&[
+    let slivers = triangle_soup(&[
         [[-5.0, 1.0, 1.0], [0.0, 1.0, 1.0], [5.0, 1.0, 1.0]],
         [[1.0, -5.0, 1.0], [1.0, -5.0, 1.0], [1.0, 5.0, 1.0]],
         [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]],
@@ -773,7 +756,7 @@ fn deep_trees_use_the_growable_stack() {
             [[x, 0.0, 0.0], [2.0 * x, 0.0, 0.0], [x, x, x]]
         })
         .collect();
-    let a = triangle_mesh(&steps);
+    let a = triangle_soup(&steps);
     let options = BuildOptions {
         split: SplitRule::Sah { bins: 2 },
         ..BuildOptions::sah().with_max_leaf_size(1)

@@ -14,21 +14,13 @@ use boxtree::{
     Aabb, Isometry, MeshTree, Obb, Point, Ray, Real, Segment, SightOptions, TriMesh, Triangle,
     TriangleId, Vector, Visibility,
 };
-use common::SplitMix;
-
-fn data_mesh(name: &str) -> TriMesh {
-    TriMesh::load(format!(
-        "{}/tests/data/{name}.obj",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .expect("test mesh loads")
-}
+use common::{SplitMix, data_mesh};
 
 fn meshes() -> Vec<(&'static str, TriMesh)> {
     vec![
-        ("bunny", data_mesh("bunny")),
-        ("env", data_mesh("env")),
-        ("rob", data_mesh("rob")),
+        ("bunny", data_mesh("bunny.obj")),
+        ("env", data_mesh("env.obj")),
+        ("rob", data_mesh("rob.obj")),
         (
             "icosphere",
             TriMesh::icosphere(Point::new(0.5, -0.25, 2.0), 3.0, 3),
@@ -180,7 +172,7 @@ fn all_hits_are_sorted_and_complete() {
 fn rays_from_inside_a_closed_mesh_aimed_at_every_vertex_and_edge_midpoint_hit() {
     // Watertightness: no ray from inside escapes through a shared edge or vertex.
     for (name, mesh) in [
-        ("bunny", data_mesh("bunny")),
+        ("bunny", data_mesh("bunny.obj")),
         (
             "icosphere",
             TriMesh::icosphere(Point::new(0.1, 0.2, 0.3), 2.0, 3),
@@ -355,7 +347,7 @@ fn zero_area_triangles_never_produce_hits() {
 
 #[test]
 fn placed_meshes_answer_in_world_space() {
-    let mesh = data_mesh("bunny");
+    let mesh = data_mesh("bunny.obj");
     let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
     let mut rng = SplitMix(9);
     for _ in 0..50 {
@@ -403,7 +395,7 @@ fn grazing(tree: &MeshTree<Aabb>, s: &Segment) -> bool {
 
 #[test]
 fn batch_answers_equal_serial_answers_in_order() {
-    let mesh = data_mesh("bunny");
+    let mesh = data_mesh("bunny.obj");
     let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
     let segments = random_segments(&mesh, 5000, 4);
     let batch = tree.segments_any_hit(&segments);

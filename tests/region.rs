@@ -18,29 +18,12 @@ use boxtree::{
     Aabb, BoundingVolume, Isometry, Kdop18, MeshTree, Obb, Point, Real, Region, Rotation, Sphere,
     TriMesh, Triangle, TriangleId, Vector,
 };
-use common::SplitMix;
+use common::{SplitMix, data_mesh, triangle_soup};
 use proptest::prelude::*;
-
-fn load(name: &str) -> TriMesh {
-    TriMesh::load(format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR")))
-        .expect("test mesh loads")
-}
-
-fn triangle_mesh(triangles: &[[[Real; 3]; 3]]) -> TriMesh {
-    let vertices = triangles
-        .iter()
-        .flatten()
-        .map(|v| Point::new(v[0], v[1], v[2]))
-        .collect();
-    let indices = (0..triangles.len() as u32)
-        .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
-        .collect();
-    TriMesh::new(vertices, indices).expect("valid triangles")
-}
 
 /// Slivers: collinear and repeated-vertex triangles, never reported.
 fn slivers() -> TriMesh {
-    triangle_mesh(&[
+    triangle_soup(&[
         [[-5.0, 0.0, 0.0], [0.0, 0.0, 0.0], [5.0, 0.0, 0.0]],
         [[0.0, -5.0, 0.5], [0.0, -5.0, 0.5], [0.0, 5.0, 0.5]],
         [[0.2, 0.2, 0.2], [0.2, 0.2, 0.2], [0.2, 0.2, 0.2]],
@@ -170,7 +153,7 @@ fn soup_regions_match_brute_force() {
 
 #[test]
 fn fcl_environment_regions_match_brute_force() {
-    check_every_tree("env", &load("env.obj"), 300, 4);
+    check_every_tree("env", &data_mesh("env.obj"), 300, 4);
 }
 
 #[test]

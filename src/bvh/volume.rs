@@ -171,7 +171,8 @@ impl BoundingVolume for Obb {
     }
 
     fn refit_parent(&self, left: &Self, right: &Self) -> Self {
-        let corners: Vec<Point> = left.corners().into_iter().chain(right.corners()).collect();
+        let (l, r) = (left.corners(), right.corners());
+        let corners: [Point; 16] = std::array::from_fn(|i| if i < 8 { l[i] } else { r[i - 8] });
         obb_with_axes(&corners, &self.axes).unwrap_or(*self)
     }
 

@@ -46,13 +46,12 @@ pub struct RayHit {
 /// from a plane at z = 375). Keeping boxes up to `t_best + slack` with
 /// `slack = 64 ε (|o|∞ + |mesh|∞) / |d|∞` keeps every such triangle; the
 /// bound is relative to the scene's coordinates, never an absolute epsilon.
-pub(crate) fn prune_slack(ray: &Ray, coordinate_scale: Real) -> Real {
+pub(crate) fn prune_slack(ray: &TraversalRay, coordinate_scale: Real) -> Real {
     64.0 * Real::EPSILON * (ray.origin.coords.amax() + coordinate_scale) / ray.direction.amax()
 }
 
 /// A ray prepared for both box and triangle tests, with its parameter range.
 pub(crate) struct PreparedRay {
-    pub(crate) ray: Ray,
     pub(crate) boxes: TraversalRay,
     pub(crate) triangles: WatertightRay,
     pub(crate) t_min: Real,
@@ -65,7 +64,6 @@ impl PreparedRay {
             return None;
         }
         Some(PreparedRay {
-            ray: *ray,
             boxes: TraversalRay::new(ray),
             triangles: WatertightRay::new(ray)?,
             t_min,
@@ -149,8 +147,11 @@ impl<V: BoundingVolume> MeshTree<V> {
     ) -> Option<TriangleId> {
         (first as usize..(first + count) as usize).find_map(|k| {
             let (tri, triangle) = self.leaf_triangle(k);
-            (!skip(triangle) && hit_triangle(ray, tri, triangle, ray.t_max).is_some())
-                .then_some(triangle)
+            // No `RayHit` (and no normal) is built: any-hit only needs a yes.
+            (!skip(triangle)
+                && ray.triangles.intersect(tri, ray.t_min, ray.t_max).is_some()
+                && !tri.is_degenerate())
+            .then_some(triangle)
         })
     }
 
@@ -238,7 +239,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         let mut best: Option<RayHit> = None;
         let mut t_best = ray.t_max;
         let root_entry = bvh.root_volume().ray_entry(&ray.boxes, t_min, t_best)?;
-        let slack = prune_slack(&ray.ray, self.coordinate_scale());
+        let slack = prune_slack(&ray.boxes, self.coordinate_scale());
         let mut current = (NodeId::ROOT, root_entry);
         loop {
             let (id, entry) = current;
@@ -283,7 +284,9 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 }
 
-/// The watertight test against one triangle; zero-area triangles never hit.
+/// The watertight test against one triangle, with the full hit record.
+/// Zero-area triangles (`Triangle::is_degenerate`, also when the cross
+/// product underflows) never hit: `normal()` is `None` exactly for them.
 #[inline(always)]
 pub(crate) fn hit_triangle(
     ray: &PreparedRay,
@@ -292,7 +295,6 @@ pub(crate) fn hit_triangle(
     t_max: Real,
 ) -> Option<RayHit> {
     let hit = ray.triangles.intersect(tri, ray.t_min, t_max)?;
-    // Hits are rare next to tests, so the normal (and with it the degeneracy check) costs little here.
     let normal = tri.normal()?;
     Some(RayHit {
         t: hit.t,

@@ -77,7 +77,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         let t_min = ray.t_min;
         let mut t_best = ray.t_max;
         let mut best: Option<RayHit> = None;
-        let slack = prune_slack(&ray.ray, self.coordinate_scale());
+        let slack = prune_slack(&ray.boxes, self.coordinate_scale());
         let mut current = (0u32, t_min);
         loop {
             let (index, entry) = current;

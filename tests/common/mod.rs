@@ -4,6 +4,7 @@
 #[path = "splitmix.rs"]
 mod splitmix;
 
+use boxtree::TriMesh;
 use boxtree::math::{Isometry, Matrix, Point, Real, Rotation, Vector, nalgebra};
 use proptest::prelude::*;
 
@@ -48,3 +49,22 @@ pub fn isometry(extent: Real) -> impl Strategy<Value = Isometry> {
 
 #[allow(unused_imports)]
 pub use splitmix::SplitMix;
+
+/// A mesh from `tests/data` (origins in `tests/data/README.md`), by file name.
+pub fn data_mesh(file: &str) -> TriMesh {
+    TriMesh::load(format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR")))
+        .expect("test mesh loads")
+}
+
+/// A triangle soup with one mesh triangle per given triangle (nothing shared).
+pub fn triangle_soup(triangles: &[[[Real; 3]; 3]]) -> TriMesh {
+    let vertices = triangles
+        .iter()
+        .flatten()
+        .map(|v| Point::new(v[0], v[1], v[2]))
+        .collect();
+    let indices = (0..triangles.len() as u32)
+        .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+        .collect();
+    TriMesh::new(vertices, indices).expect("valid triangles")
+}
