@@ -126,7 +126,7 @@ fn build(c: &mut Criterion) {
                 if is_aabb {
                     ours::<boxtree::Aabb>(m, &options)
                 } else {
-                    ours::<boxtree::Obb>(m, &options)
+                    ours::<boxtree::PackedObb>(m, &options)
                 }
             };
             group.bench_function(label, |b| b.iter(|| run(black_box(&mesh))));

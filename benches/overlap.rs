@@ -21,7 +21,7 @@ use std::hint::black_box;
 use boxtree::bvh::BuildOptions;
 use boxtree::math::nalgebra::Translation3;
 use boxtree::{
-    Aabb, BoundingVolume, Isometry, MeshTree, Obb, OverlapStats, Point, TriMesh, Vector,
+    Aabb, BoundingVolume, Isometry, MeshTree, Obb, OverlapStats, PackedObb, Point, TriMesh, Vector,
 };
 use common::{SplitMix, median_ns_per_item, pp, prot, pv};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -46,8 +46,8 @@ fn parry_pose(pose: &Isometry) -> parry3d::math::Pose {
 /// `count` poses for B, half overlapping A (by boxtree's answer, which the
 /// run checks against parry3d's), drawn from `sample` in a fixed order.
 fn poses(
-    a: &MeshTree<Obb>,
-    b: &MeshTree<Obb>,
+    a: &MeshTree<PackedObb>,
+    b: &MeshTree<PackedObb>,
     count: usize,
     mut sample: impl FnMut() -> Isometry,
 ) -> Vec<Isometry> {
@@ -102,6 +102,11 @@ fn stats_per_query<A: BoundingVolume, B: BoundingVolume>(
 
 fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[Isometry]) {
     let (obb_a, obb_b) = (
+        MeshTree::<PackedObb>::build(a.clone(), &BuildOptions::gottschalk()),
+        MeshTree::<PackedObb>::build(b.clone(), &BuildOptions::gottschalk()),
+    );
+    // The same OBB trees with full rotation matrices (68- instead of 44-byte nodes).
+    let (matrix_a, matrix_b) = (
         MeshTree::<Obb>::build(a.clone(), &BuildOptions::gottschalk()),
         MeshTree::<Obb>::build(b.clone(), &BuildOptions::gottschalk()),
     );
@@ -147,6 +152,10 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
         (
             "boxtree obb-obb overlaps",
             Box::new(|| boxtree_run(&obb_a, &obb_b, poses)),
+        ),
+        (
+            "boxtree obb-obb overlaps, unpacked matrices",
+            Box::new(|| boxtree_run(&matrix_a, &matrix_b, poses)),
         ),
         (
             "boxtree aabb-aabb overlaps",
@@ -214,8 +223,8 @@ fn overlap(c: &mut Criterion) {
     let env = load("env.obj");
     let rob = load("rob.obj");
     let (env_tree, rob_tree) = (
-        MeshTree::<Obb>::build(env.clone(), &BuildOptions::gottschalk()),
-        MeshTree::<Obb>::build(rob.clone(), &BuildOptions::gottschalk()),
+        MeshTree::<PackedObb>::build(env.clone(), &BuildOptions::gottschalk()),
+        MeshTree::<PackedObb>::build(rob.clone(), &BuildOptions::gottschalk()),
     );
     let bounds = env.aabb();
     let mut rng = SplitMix(1996);
@@ -230,8 +239,8 @@ fn overlap(c: &mut Criterion) {
     let terrain = TriMesh::terrain(100, 100.0, 6.0, 3);
     let ball = TriMesh::icosphere(Point::origin(), 4.0, 3);
     let (terrain_tree, ball_tree) = (
-        MeshTree::<Obb>::build(terrain.clone(), &BuildOptions::gottschalk()),
-        MeshTree::<Obb>::build(ball.clone(), &BuildOptions::gottschalk()),
+        MeshTree::<PackedObb>::build(terrain.clone(), &BuildOptions::gottschalk()),
+        MeshTree::<PackedObb>::build(ball.clone(), &BuildOptions::gottschalk()),
     );
     let mut rng = SplitMix(7);
     let terrain_poses = poses(&terrain_tree, &ball_tree, 1000, || {
@@ -244,7 +253,7 @@ fn overlap(c: &mut Criterion) {
     });
     bench_pair(c, "terrain vs ball", &terrain, &ball, &terrain_poses);
     let plate = TriMesh::terrain(60, 100.0, 0.0, 1);
-    let plate_tree = MeshTree::<Obb>::build(plate.clone(), &BuildOptions::gottschalk());
+    let plate_tree = MeshTree::<PackedObb>::build(plate.clone(), &BuildOptions::gottschalk());
     let mut rng = SplitMix(8);
     let plate_poses = poses(&plate_tree, &ball_tree, 1000, || {
         let t = Vector::new(
@@ -257,7 +266,7 @@ fn overlap(c: &mut Criterion) {
     bench_pair(c, "flat plate vs ball", &plate, &ball, &plate_poses);
 
     let bunny = load("bunny.obj");
-    let bunny_tree = MeshTree::<Obb>::build(bunny.clone(), &BuildOptions::gottschalk());
+    let bunny_tree = MeshTree::<PackedObb>::build(bunny.clone(), &BuildOptions::gottschalk());
     let (center, reach) = (bunny.aabb().center(), bunny.aabb().half_extents().norm());
     let mut rng = SplitMix(2013);
     let bunny_poses = poses(&bunny_tree, &bunny_tree, 400, || {

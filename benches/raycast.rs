@@ -11,7 +11,7 @@ mod common;
 use std::hint::black_box;
 
 use boxtree::bvh::BuildOptions;
-use boxtree::{Aabb, MeshTree, Obb, Point, Segment, TriMesh};
+use boxtree::{Aabb, MeshTree, PackedObb, Point, Segment, TriMesh};
 use common::{SplitMix, median_ns_per_item, pp, pv};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use parry3d::query::RayCast;
@@ -50,7 +50,7 @@ fn segments(mesh: &TriMesh, seed: u64, eye_lift: f32) -> Vec<Segment> {
 
 fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]) {
     let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
-    let obb = MeshTree::<Obb>::build(mesh.clone(), &BuildOptions::gottschalk());
+    let obb = MeshTree::<PackedObb>::build(mesh.clone(), &BuildOptions::gottschalk());
     let parry = parry3d::shape::TriMesh::new(
         mesh.vertices().iter().map(pp).collect(),
         mesh.indices().to_vec(),

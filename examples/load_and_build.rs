@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use boxtree::bvh::TreeStats;
-use boxtree::{Aabb, BuildOptions, MeshTree, Obb, TriMesh};
+use boxtree::{Aabb, BuildOptions, MeshTree, PackedObb, TriMesh};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -55,7 +55,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     );
 
     let start = Instant::now();
-    let obb_tree = MeshTree::<Obb>::build(mesh, &BuildOptions::gottschalk());
+    let obb_tree = MeshTree::<PackedObb>::build(mesh, &BuildOptions::gottschalk());
     print_stats(
         "OBB tree (BuildOptions::gottschalk())",
         start.elapsed().as_secs_f64(),

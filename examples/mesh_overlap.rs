@@ -10,7 +10,7 @@
 use std::process::ExitCode;
 
 use boxtree::{
-    BuildOptions, Contact, Isometry, MeshTree, Obb, Point, Real, Rotation, TriMesh, Vector,
+    BuildOptions, Contact, Isometry, MeshTree, PackedObb, Point, Real, Rotation, TriMesh, Vector,
 };
 
 fn main() -> ExitCode {
@@ -25,11 +25,11 @@ fn main() -> ExitCode {
 
 /// Sweeps the bar through the ball and prints the contacts of each step.
 pub fn run(_args: &[String]) -> Result<(), String> {
-    let ball = MeshTree::<Obb>::build(
+    let ball = MeshTree::<PackedObb>::build(
         TriMesh::icosphere(Point::origin(), 1.0, 4),
         &BuildOptions::gottschalk(),
     );
-    let bar = MeshTree::<Obb>::build(
+    let bar = MeshTree::<PackedObb>::build(
         TriMesh::cuboid(Point::new(-1.5, -0.1, -0.1), Point::new(1.5, 0.1, 0.1)),
         &BuildOptions::gottschalk(),
     );
@@ -69,7 +69,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     }
 
     // Surfaces that do not touch do not overlap, even with one mesh inside the other.
-    let pebble = MeshTree::<Obb>::build(
+    let pebble = MeshTree::<PackedObb>::build(
         TriMesh::icosphere(Point::origin(), 0.2, 2),
         &BuildOptions::gottschalk(),
     );

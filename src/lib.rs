@@ -29,7 +29,9 @@ pub mod query;
 pub mod shape;
 pub mod sweep;
 
-pub use bounding_volume::{Aabb, CenterExtents, Kdop, Kdop6, Kdop14, Kdop18, Kdop26, Obb, Sphere};
+pub use bounding_volume::{
+    Aabb, CenterExtents, Kdop, Kdop6, Kdop14, Kdop18, Kdop26, Obb, PackedObb, Sphere,
+};
 pub use bvh::{AabbTree, BoundingVolume, BuildOptions, Bvh, KdopTree, ObbTree, SphereTree};
 pub use math::{Isometry, Matrix, Point, Real, Rotation, Vector};
 pub use mesh::{MeshError, MeshFormat, MeshReport, TriMesh, TriangleId};

@@ -4,6 +4,7 @@
 
 mod common;
 
+use boxtree::fit::{pack_obb, packed_obb_with_axes};
 use boxtree::intersect::{
     ConvexPolytope, PlaneSide, aabb_plane_side, obb_plane_side, polytopes_overlap, ray_aabb,
     ray_obb, segment_aabb, segment_obb, segment_overlaps_aabb, segment_overlaps_obb,
@@ -11,7 +12,8 @@ use boxtree::intersect::{
 };
 use boxtree::math::nalgebra;
 use boxtree::{
-    Aabb, CenterExtents, Isometry, Obb, Plane, PlaneError, Point, Ray, Segment, Sphere, Vector,
+    Aabb, CenterExtents, Isometry, Obb, PackedObb, Plane, PlaneError, Point, Ray, Real, Segment,
+    Sphere, Vector,
 };
 use common::{SplitMix, isometry, matrix, point, rotation, vector};
 use proptest::prelude::*;
@@ -550,5 +552,90 @@ fn aabb_transform_bounds_every_transformed_corner() {
         Aabb::EMPTY
             .union(&Aabb::new(Point::origin(), Point::origin()))
             .contains_point(&Point::origin())
+    );
+}
+
+// ---- Packed OBBs: the rotation as a quaternion's vector part ----
+
+proptest! {
+    /// Decoding any stored frame, including ones whose implied `w` is zero
+    /// or whose vector part rounds past unit length, gives a rotation.
+    #[test]
+    fn packed_frames_decode_to_rotations(
+        x in -1.0f32..1.0, y in -1.0f32..1.0, z in -1.0f32..1.0, scale in 0.0f32..1.0001,
+    ) {
+        let norm = (x * x + y * y + z * z).sqrt().max(1e-30);
+        let v = [x / norm * scale, y / norm * scale, z / norm * scale];
+        let axes = PackedObb::decode_axes(&v);
+        let obb = Obb::new(Point::origin(), axes, Vector::repeat(1.0));
+        prop_assert!(obb.has_valid_frame(1e-5), "{v:?} -> {axes}");
+    }
+
+    /// Encoding then decoding returns the frame: to 1e-5 in general, and to
+    /// the documented sqrt(ε) bound when the rotation is near a half turn.
+    #[test]
+    fn packed_frames_round_trip(r in rotation()) {
+        let axes = matrix(&r);
+        let decoded = PackedObb::decode_axes(&PackedObb::encode_axes(&axes));
+        let error = (decoded - axes).amax();
+        let bound = if r.w.abs() < 0.01 { 1e-3 } else { 1e-5 };
+        prop_assert!(error <= bound, "error {error} for {axes}");
+    }
+
+    /// A packed box contains the box it was packed from (every corner, and
+    /// therefore, being convex, all of it) and is barely larger.
+    #[test]
+    fn packing_an_obb_contains_it(obb in obb_strategy(100.0)) {
+        let packed = pack_obb(&obb);
+        let unpacked = packed.unpack();
+        let scale = obb.center.coords.amax() + obb.half_extents.amax() + 1.0;
+        for corner in obb.corners() {
+            let local = unpacked.to_local(&corner);
+            for i in 0..3 {
+                prop_assert!(local[i].abs() <= unpacked.half_extents[i] + 1e-5 * scale);
+            }
+        }
+        prop_assert!(packed.volume() <= obb.volume() * 1.01 + 1e-3 * scale.powi(3));
+    }
+
+    /// Fitting in a packed frame contains every point with the same `f32`
+    /// test the queries use.
+    #[test]
+    fn packed_fit_contains_its_points(
+        r in rotation(),
+        points in prop::collection::vec(point(1000.0), 1..40),
+    ) {
+        let packed = packed_obb_with_axes(PackedObb::encode_axes(&matrix(&r)), &points)
+            .expect("finite points");
+        let unpacked = packed.unpack();
+        for p in &points {
+            prop_assert!(unpacked.contains_point(p), "{p} outside {unpacked:?}");
+        }
+    }
+}
+
+#[test]
+fn half_turn_frames_pack_exactly() {
+    // w = 0: the case where recovering w from unit length is least precise.
+    for axis in [Vector::x_axis(), Vector::y_axis(), Vector::z_axis()] {
+        let r = boxtree::Rotation::from_axis_angle(&axis, std::f32::consts::PI);
+        let axes = matrix(&r);
+        let decoded = PackedObb::decode_axes(&PackedObb::encode_axes(&axes));
+        assert!((decoded - axes).amax() < 1e-6, "{axes} -> {decoded}");
+    }
+    let identity = PackedObb::encode_axes(&boxtree::Matrix::identity());
+    assert_eq!(identity, [0.0; 3]);
+    assert_eq!(
+        PackedObb::decode_axes(&identity),
+        boxtree::Matrix::identity()
+    );
+}
+
+#[test]
+fn packed_fit_rejects_empty_and_non_finite_points() {
+    assert_eq!(packed_obb_with_axes([0.0; 3], &[]), None);
+    assert_eq!(
+        packed_obb_with_axes([0.0; 3], &[Point::new(Real::NAN, 0.0, 0.0)]),
+        None
     );
 }

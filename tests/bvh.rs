@@ -7,8 +7,8 @@ mod common;
 use boxtree::bvh::{BuildOptions, NodeKind, ObbFit, SplitRule, Visit};
 use boxtree::intersect::triangle_overlaps_aabb;
 use boxtree::{
-    Aabb, AabbTree, BoundingVolume, Bvh, Kdop14, KdopTree, Obb, ObbTree, Point, SphereTree,
-    TriMesh, TriangleId,
+    Aabb, AabbTree, BoundingVolume, Bvh, Kdop14, KdopTree, Obb, ObbTree, PackedObb, Point,
+    SphereTree, TriMesh, TriangleId,
 };
 
 fn meshes() -> Vec<(&'static str, TriMesh)> {
@@ -58,11 +58,14 @@ fn check_all_volumes(name: &str, mesh: &TriMesh, options: &BuildOptions) {
         .unwrap_or_else(|e| panic!("OBB tree on {context}: {e:?}"));
     for node in obb.nodes() {
         assert!(
-            node.volume.has_valid_frame(1e-4),
+            node.volume.unpack().has_valid_frame(1e-4),
             "OBB frame on {context}: {:?}",
             node.volume
         );
     }
+    Bvh::<Obb>::build(mesh, options)
+        .validate(mesh)
+        .unwrap_or_else(|e| panic!("unpacked OBB tree on {context}: {e:?}"));
     SphereTree::build(mesh, options)
         .validate(mesh)
         .unwrap_or_else(|e| panic!("sphere tree on {context}: {e:?}"));
@@ -116,6 +119,22 @@ fn statistics_are_consistent_with_the_tree() {
             );
             assert!(stats.bytes_per_triangle > 0.0);
         }
+    }
+}
+
+/// Issue 4's memory budget, excluding the mesh: 64 bytes per triangle for
+/// the AABB tree, 96 for the (packed) OBB tree with its default leaf size 1.
+#[test]
+fn trees_fit_their_memory_budgets() {
+    for (name, mesh) in [
+        ("terrain", TriMesh::terrain(80, 100.0, 5.0, 3)),
+        ("bunny", common::data_mesh("bunny.obj")),
+    ] {
+        let aabb = AabbTree::build(&mesh, &BuildOptions::sah()).stats();
+        assert!(aabb.bytes_per_triangle <= 64.0, "{name}: AABB {aabb:?}");
+        let obb = ObbTree::build(&mesh, &BuildOptions::gottschalk()).stats();
+        assert!(obb.bytes_per_triangle <= 96.0, "{name}: OBB {obb:?}");
+        assert_eq!(std::mem::size_of::<boxtree::bvh::Node<PackedObb>>(), 44);
     }
 }
 
@@ -354,7 +373,7 @@ fn traversal_region_query_matches_brute_force() {
             let region_box = Obb::from_aabb(&region);
             let mut from_obb = Vec::new();
             obb.traverse(
-                |v| v.overlaps(&region_box),
+                |v| v.unpack().overlaps(&region_box),
                 |t| {
                     if triangle_overlaps_aabb(&mesh.triangle(t), &region) {
                         from_obb.push(t.0);

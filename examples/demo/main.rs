@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 
 use boxtree::bvh::{BoundingVolume, Bvh, TreeStats};
 use boxtree::{
-    Aabb, BuildOptions, Isometry, MeshTree, Obb, OverlapStats, Point, Real, SightOptions, TriMesh,
-    Vector, Visibility,
+    Aabb, BuildOptions, Isometry, MeshTree, OverlapStats, PackedObb, Point, Real, SightOptions,
+    TriMesh, Vector, Visibility,
 };
 
 use self::png_file::write_png;
@@ -191,7 +191,7 @@ fn make_scene(options: &Options, size: &SceneSize) -> Result<Scene, String> {
 /// Both trees over the scene.
 struct Trees {
     aabb: MeshTree<Aabb>,
-    obb: MeshTree<Obb>,
+    obb: MeshTree<PackedObb>,
 }
 
 fn build_trees(scene: &Scene) -> Trees {
@@ -208,7 +208,7 @@ fn build_trees(scene: &Scene) -> Trees {
     print_tree_row("AABB tree, BuildOptions::sah()", time, &aabb.bvh().stats());
     let (obb, time) = timed(|| {
         with_progress("building the OBB tree", || {
-            MeshTree::<Obb>::build(scene.mesh.clone(), &BuildOptions::gottschalk())
+            MeshTree::<PackedObb>::build(scene.mesh.clone(), &BuildOptions::gottschalk())
         })
     });
     print_tree_row(
@@ -303,7 +303,7 @@ struct Flight {
 /// Mesh-vs-mesh overlap at every step of the drone's flight, with OBB trees and with AABB trees.
 fn fly_drone(scene: &Scene, trees: &Trees) -> Result<Flight, String> {
     let drone_aabb = MeshTree::<Aabb>::build(scene.mover.clone(), &BuildOptions::sah());
-    let drone_obb = MeshTree::<Obb>::build(scene.mover.clone(), &BuildOptions::gottschalk());
+    let drone_obb = MeshTree::<PackedObb>::build(scene.mover.clone(), &BuildOptions::gottschalk());
     println!(
         "\nMesh overlap: a drone ({} triangles) flies through the scene in {} steps",
         scene.mover.len(),

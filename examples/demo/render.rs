@@ -10,7 +10,8 @@
 
 use boxtree::bvh::{BoundingVolume, Bvh, NodeId, NodeKind};
 use boxtree::{
-    Aabb, MeshTree, Obb, PlacedMesh, Point, Ray, Real, Segment, TriangleId, Vector, Visibility,
+    Aabb, MeshTree, Obb, PackedObb, PlacedMesh, Point, Ray, Real, Segment, TriangleId, Vector,
+    Visibility,
 };
 
 /// An 8-bit sRGB colour.
@@ -407,6 +408,12 @@ impl Corners for Aabb {
 impl Corners for Obb {
     fn corner_points(&self) -> [Point; 8] {
         self.corners()
+    }
+}
+
+impl Corners for PackedObb {
+    fn corner_points(&self) -> [Point; 8] {
+        self.unpack().corners()
     }
 }
 

@@ -6,11 +6,12 @@
 //! SAH cost) and the principal directions along which to split a node
 //! (Gottschalk 1996 splits along the longest axis of the node's own box).
 
-use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, Sphere};
+use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, PackedObb, Sphere};
 use crate::bvh::TraversalRay;
 use crate::bvh::ray::EXIT_PADDING;
 use crate::fit::{
-    CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, ritter_sphere,
+    CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, packed_obb_with_axes,
+    ritter_sphere,
 };
 use crate::math::{Matrix, Point, Real, Vector};
 use crate::shape::{Ray, Triangle};
@@ -103,6 +104,10 @@ impl BoundingVolume for Aabb {
         triangles
             .iter()
             .fold(Aabb::EMPTY, |b, t| b.union(&t.aabb()))
+    }
+
+    fn from_triangle_boxes(union: &Aabb) -> Option<Self> {
+        Some(*union)
     }
 
     fn refit_parent(&self, left: &Self, right: &Self) -> Self {
@@ -220,6 +225,59 @@ impl BoundingVolume for Obb {
             * (origin.amax() + self.half_extents.amax() + (ray.origin - self.center).amax());
         let h = Point::from(self.half_extents.add_scalar(pad));
         TraversalRay::new(&local).slab_entry(&(-h), &h, t_min, t_max)
+    }
+}
+
+/// The OBB tree's volume: an [`Obb`] whose rotation is stored in 12 bytes
+/// (see [`PackedObb`]). Every node is fitted in its decoded frame; queries
+/// unpack a node's box when they visit it.
+impl BoundingVolume for PackedObb {
+    fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self {
+        let rotation = PackedObb::encode_axes(&Obb::fit(triangles, obb_fit).axes);
+        let vertices: Vec<Point> = vertices_of(triangles).collect();
+        packed_obb_with_axes(rotation, &vertices)
+            .unwrap_or_else(|| crate::fit::pack_obb(&Obb::from_aabb(&Aabb::from_points(&vertices))))
+    }
+
+    fn refit_parent(&self, left: &Self, right: &Self) -> Self {
+        let (l, r) = (left.unpack().corners(), right.unpack().corners());
+        let corners: [Point; 16] = std::array::from_fn(|i| if i < 8 { l[i] } else { r[i - 8] });
+        packed_obb_with_axes(self.rotation(), &corners).unwrap_or(*self)
+    }
+
+    fn refit_leaf(&self, triangles: &[Triangle]) -> Self {
+        let vertices: Vec<Point> = vertices_of(triangles).collect();
+        packed_obb_with_axes(self.rotation(), &vertices).unwrap_or(*self)
+    }
+
+    fn surface_area(&self) -> Real {
+        PackedObb::surface_area(self)
+    }
+
+    fn volume(&self) -> Real {
+        PackedObb::volume(self)
+    }
+
+    fn contains_point_within(&self, p: &Point, tolerance: Real) -> bool {
+        self.unpack().contains_point_within(p, tolerance)
+    }
+
+    fn split_axes(&self) -> [Vector; 3] {
+        axes_by_extent(&self.axes(), &self.half_extents)
+    }
+
+    fn to_aabb(&self) -> Aabb {
+        self.unpack().to_aabb()
+    }
+
+    #[inline(always)]
+    fn oriented_box(&self) -> Obb {
+        self.unpack()
+    }
+
+    #[inline]
+    fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real> {
+        self.unpack().ray_entry(ray, t_min, t_max)
     }
 }
 

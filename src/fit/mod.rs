@@ -16,6 +16,6 @@ pub use covariance::{
 pub use hull::{ConvexHull, Hull, HullError, convex_hull};
 pub use obb::{
     obb_from_points_covariance, obb_from_points_hull_covariance, obb_from_points_min_volume,
-    obb_from_triangles_covariance, obb_with_axes,
+    obb_from_triangles_covariance, obb_with_axes, pack_obb, packed_obb_with_axes,
 };
 pub use sphere::{SphereFitError, ritter_sphere, sphere_from_aabb, welzl_sphere};

@@ -36,7 +36,7 @@
 
 use super::covariance::{CovarianceAccumulator, orthonormal_frame, point_covariance};
 use super::hull::{ConvexHull, Hull, convex_hull};
-use crate::bounding_volume::Obb;
+use crate::bounding_volume::{Obb, PackedObb};
 use crate::math::{Matrix, Point, Real, Vector, is_finite_point};
 use crate::shape::Triangle;
 use nalgebra::{Matrix3, Rotation3, Vector2, Vector3};
@@ -92,6 +92,25 @@ pub fn obb_with_axes(points: &[Point], axes: &Matrix) -> Option<Obb> {
     let padded = exact.add_scalar(PADDING * reach);
     obb.half_extents = rounded.zip_map(&padded, |r, e| r.max(round_up(e)));
     Some(obb)
+}
+
+/// The smallest [`PackedObb`] with the packed frame `rotation` around
+/// `points`: [`obb_with_axes`] in the frame that decoding yields, so the
+/// stored box contains the points exactly as an [`Obb`] would. `None` if
+/// `points` is empty or holds a non-finite coordinate.
+#[must_use]
+pub fn packed_obb_with_axes(rotation: [Real; 3], points: &[Point]) -> Option<PackedObb> {
+    let obb = obb_with_axes(points, &PackedObb::decode_axes(&rotation))?;
+    Some(PackedObb::new(obb.center, obb.half_extents, rotation))
+}
+
+/// A [`PackedObb`] containing `obb`: its frame is the packed rounding of
+/// `obb`'s, and the box grows (by about that rounding) to contain `obb`.
+#[must_use]
+pub fn pack_obb(obb: &Obb) -> PackedObb {
+    let rotation = PackedObb::encode_axes(&obb.axes);
+    packed_obb_with_axes(rotation, &obb.corners())
+        .unwrap_or_else(|| PackedObb::new(obb.center, obb.half_extents, rotation))
 }
 
 /// The smallest `f32` not below `x`.
