@@ -25,8 +25,9 @@ const EMPTY: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(64))]
 pub struct WideNode {
-    min: [[Real; 4]; 3],
-    max: [[Real; 4]; 3],
+    /// `bounds[0]` holds the minima, `bounds[1]` the maxima, per axis and
+    /// lane: a ray picks its near and far planes by index, without a branch.
+    bounds: [[[Real; 4]; 3]; 2],
     /// Inner child: index of its wide node. Leaf: `LEAF | first`. Unused: `EMPTY`.
     child: [u32; 4],
     /// Leaf child: number of triangles.
@@ -58,16 +59,15 @@ pub struct WideBvh {
 
 impl WideNode {
     const UNUSED: WideNode = WideNode {
-        min: [[Real::INFINITY; 4]; 3],
-        max: [[Real::NEG_INFINITY; 4]; 3],
+        bounds: [[[Real::INFINITY; 4]; 3], [[Real::NEG_INFINITY; 4]; 3]],
         child: [EMPTY; 4],
         count: [0; 4],
     };
 
     fn set(&mut self, lane: usize, aabb: &Aabb, child: u32, count: u32) {
         for axis in 0..3 {
-            self.min[axis][lane] = aabb.min[axis];
-            self.max[axis][lane] = aabb.max[axis];
+            self.bounds[0][axis][lane] = aabb.min[axis];
+            self.bounds[1][axis][lane] = aabb.max[axis];
         }
         self.child[lane] = child;
         self.count[lane] = count;
@@ -95,11 +95,9 @@ impl WideNode {
         let mut enter = [t_min; 4];
         let mut exit = [t_max; 4];
         for axis in 0..3 {
-            let (near, far) = if ray.negative[axis] {
-                (&self.max[axis], &self.min[axis])
-            } else {
-                (&self.min[axis], &self.max[axis])
-            };
+            let near_side = usize::from(ray.negative[axis]);
+            let near = &self.bounds[near_side][axis];
+            let far = &self.bounds[1 - near_side][axis];
             let (o, inv) = (ray.origin[axis], ray.inverse_direction[axis]);
             for lane in 0..4 {
                 let t_near = (near[lane] - o) * inv;

@@ -22,7 +22,7 @@
 //! and non-finite input never hit either.
 
 use crate::intersect::triangle_triangle::is_degenerate;
-use crate::math::{Point, Real};
+use crate::math::{Point, Real, Vector};
 use crate::shape::{Ray, Segment, Triangle};
 
 /// Which sides of a triangle a ray may hit. The front face is the side the
@@ -62,19 +62,25 @@ pub struct TriangleHit {
 /// Built once per ray (no allocation; a few divisions), then
 /// [`WatertightRay::intersect`] costs one 2-D transform per vertex and three
 /// edge functions per triangle.
+///
+/// The paper permutes each vertex's coordinates (`kx`, `ky`, `kz`) and then
+/// shears them. Here the permutation is folded into three row vectors made
+/// once per ray, so a vertex is transformed by three dot products with no
+/// indexing by runtime axis. With a row holding `1`, `0` and `−s` the dot
+/// product rounds exactly as the paper's `p[kx] − s·p[kz]` (the `1·` and
+/// `0·` terms are exact), so shared vertices still map to identical values.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WatertightRay {
     origin: Point,
-    /// Axis permutation: `kz` is the dominant direction axis; `kx`, `ky` follow
-    /// it cyclically, swapped when the direction is negative along `kz` so the
+    /// `e_kx − (dx/dz)·e_kz`: the sheared 2-D `x` of a vertex relative to
+    /// the origin. `kz` is the dominant direction axis; `kx`, `ky` follow it
+    /// cyclically, swapped when the direction is negative along `kz` so the
     /// transform keeps the triangle winding.
-    kx: usize,
-    ky: usize,
-    kz: usize,
-    /// Shear `(dx/dz, dy/dz, 1/dz)` in permuted coordinates.
-    sx: Real,
-    sy: Real,
-    sz: Real,
+    row_x: Vector,
+    /// `e_ky − (dy/dz)·e_kz`: the sheared 2-D `y`.
+    row_y: Vector,
+    /// `(1/dz)·e_kz`: the scaled depth.
+    row_z: Vector,
     culling: FaceCulling,
 }
 
@@ -88,32 +94,40 @@ impl WatertightRay {
         }
         let d = ray.direction;
         let m = d.abs();
-        let kz = if m.x >= m.y {
-            if m.x >= m.z { 0 } else { 2 }
-        } else if m.y >= m.z {
-            1
+        // The dominant axis kz as a unit vector, and kx, ky following it
+        // cyclically, all without branches (random ray directions make the
+        // axis choice unpredictable) and without indexing memory.
+        let x_dom = m.x >= m.y && m.x >= m.z;
+        let y_dom = !x_dom && m.y >= m.z;
+        let z_dom = !x_dom && !y_dom;
+        let flag = |b: bool| Real::from(u8::from(b));
+        let (x_dom, y_dom, z_dom) = (flag(x_dom), flag(y_dom), flag(z_dom));
+        let unit_z = Vector::new(x_dom, y_dom, z_dom);
+        let next = Vector::new(z_dom, x_dom, y_dom);
+        let after = Vector::new(y_dom, z_dom, x_dom);
+        let dz = unit_z.dot(&d);
+        // Swapped when the direction is negative along kz, to keep the winding.
+        let (unit_x, unit_y) = if dz < 0.0 {
+            (after, next)
         } else {
-            2
+            (next, after)
         };
-        let mut kx = (kz + 1) % 3;
-        let mut ky = (kx + 1) % 3;
-        if d[kz] < 0.0 {
-            std::mem::swap(&mut kx, &mut ky);
-        }
-        let sz = 1.0 / d[kz];
+        let sz = 1.0 / dz;
         if !sz.is_finite() {
             return None;
         }
+        // Multiplying by 1/d_z instead of dividing saves two divisions;
+        // watertightness only needs the same constants for every triangle.
+        // Each row is exact: 1 and 0 entries plus one rounded product.
+        let (sx, sy) = (unit_x.dot(&d) * sz, unit_y.dot(&d) * sz);
+        let row_x = unit_x - unit_z * sx;
+        let row_y = unit_y - unit_z * sy;
+        let row_z = unit_z * sz;
         Some(Self {
             origin: ray.origin,
-            kx,
-            ky,
-            kz,
-            // Multiplying by 1/d_z instead of dividing saves two divisions;
-            // watertightness only needs the same constants for every triangle.
-            sx: d[kx] * sz,
-            sy: d[ky] * sz,
-            sz,
+            row_x,
+            row_y,
+            row_z,
             culling: FaceCulling::Off,
         })
     }
@@ -134,18 +148,15 @@ impl WatertightRay {
     /// coordinates, and coordinates so large (beyond about `1e19` from the
     /// origin) that the edge functions overflow.
     #[must_use]
+    #[inline(always)]
     pub fn intersect(&self, tri: &Triangle, t_min: Real, t_max: Real) -> Option<TriangleHit> {
-        let (kx, ky, kz) = (self.kx, self.ky, self.kz);
         let a = tri.a - self.origin;
         let b = tri.b - self.origin;
         let c = tri.c - self.origin;
         // Shear and scale the vertices into the ray's frame (the ray is +z).
-        let ax = a[kx] - self.sx * a[kz];
-        let ay = a[ky] - self.sy * a[kz];
-        let bx = b[kx] - self.sx * b[kz];
-        let by = b[ky] - self.sy * b[kz];
-        let cx = c[kx] - self.sx * c[kz];
-        let cy = c[ky] - self.sy * c[kz];
+        let (ax, ay) = (self.row_x.dot(&a), self.row_y.dot(&a));
+        let (bx, by) = (self.row_x.dot(&b), self.row_y.dot(&b));
+        let (cx, cy) = (self.row_x.dot(&c), self.row_y.dot(&c));
         // Scaled barycentric weights of a, b, c: the edge functions of the
         // opposite edges, evaluated at the origin of the 2-D frame.
         let mut wa = cx * by - cy * bx;
@@ -172,9 +183,9 @@ impl WatertightRay {
         if det == 0.0 {
             return None;
         }
-        let az = self.sz * a[kz];
-        let bz = self.sz * b[kz];
-        let cz = self.sz * c[kz];
+        let az = self.row_z.dot(&a);
+        let bz = self.row_z.dot(&b);
+        let cz = self.row_z.dot(&c);
         let t_scaled = wa * az + wb * bz + wc * cz;
         let t = t_scaled / det;
         // Written as `!(…)` so that NaN misses.
@@ -220,4 +231,65 @@ pub fn ray_triangle(ray: &Ray, t_min: Real, t_max: Real, tri: &Triangle) -> Opti
 #[must_use]
 pub fn segment_triangle(segment: &Segment, tri: &Triangle) -> Option<TriangleHit> {
     ray_triangle(&segment.to_ray(), 0.0, 1.0, tri)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The paper's per-vertex transform, with explicit axis indices.
+    fn paper_transform(ray: &Ray, p: &Point) -> [Real; 3] {
+        let d = ray.direction;
+        let m = d.abs();
+        let kz = if m.x >= m.y {
+            if m.x >= m.z { 0 } else { 2 }
+        } else if m.y >= m.z {
+            1
+        } else {
+            2
+        };
+        let mut kx = (kz + 1) % 3;
+        let mut ky = (kx + 1) % 3;
+        if d[kz] < 0.0 {
+            std::mem::swap(&mut kx, &mut ky);
+        }
+        let sz = 1.0 / d[kz];
+        let (sx, sy) = (d[kx] * sz, d[ky] * sz);
+        let a = p - ray.origin;
+        [a[kx] - sx * a[kz], a[ky] - sy * a[kz], sz * a[kz]]
+    }
+
+    #[test]
+    fn folded_rows_round_exactly_like_the_papers_permutation() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Mixed scales and signs, with exact ties between components.
+            let x = (state >> 40) as Real / (1u64 << 24) as Real * 2.0 - 1.0;
+            if state % 7 == 0 { x.round() } else { x * 1000.0 }
+        };
+        for _ in 0..100_000 {
+            let ray = Ray::new(
+                Point::new(next(), next(), next()),
+                Vector::new(next(), next(), next()),
+            );
+            let Some(prepared) = WatertightRay::new(&ray) else {
+                continue;
+            };
+            let p = Point::new(next(), next(), next());
+            let a = p - ray.origin;
+            let ours = [
+                prepared.row_x.dot(&a),
+                prepared.row_y.dot(&a),
+                prepared.row_z.dot(&a),
+            ];
+            let paper = paper_transform(&ray, &p);
+            for k in 0..3 {
+                // Equal values (a zero's sign may differ and never matters).
+                assert!(ours[k] == paper[k], "{ray:?} {p}: {ours:?} vs {paper:?}");
+            }
+        }
+    }
 }
