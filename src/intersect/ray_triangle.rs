@@ -268,7 +268,11 @@ mod tests {
             state ^= state << 17;
             // Mixed scales and signs, with exact ties between components.
             let x = (state >> 40) as Real / (1u64 << 24) as Real * 2.0 - 1.0;
-            if state.is_multiple_of(7) { x.round() } else { x * 1000.0 }
+            if state.is_multiple_of(7) {
+                x.round()
+            } else {
+                x * 1000.0
+            }
         };
         for _ in 0..100_000 {
             let ray = Ray::new(
