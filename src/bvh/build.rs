@@ -451,7 +451,7 @@ impl<'a> Builder<'a> {
     /// Binned SAH (Wald 2007) over the centroid bounds of `ids`: the size of
     /// the left part after partitioning, or `None` when no plane separates
     /// the centroids or (unless `forced`) a leaf is cheaper than any split.
-    /// All three axes are binned in one pass over the triangles.
+    /// One pass bins every axis [`BinGrid`] keeps; the partition is the other.
     fn sah_split(
         &mut self,
         ids: &mut [PrimRef],
@@ -475,10 +475,7 @@ impl<'a> Builder<'a> {
             grid.add(all_bins, p, &mut filled);
         }
         for axis in 0..3 {
-            let mut rest = filled[axis];
-            while rest != 0 {
-                let b = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
+            for b in set_bits(filled[axis]) {
                 let (bin, other) = (&mut all_bins[axis][b], &mut odd[axis][b]);
                 *bin = (bin.0.union(&other.0), bin.1 + other.1);
                 *other = (Bounds::EMPTY, 0);
@@ -491,10 +488,8 @@ impl<'a> Builder<'a> {
             // proportional to the node's size rather than to the bin count.
             let mut used = [0u8; MAX_BINS];
             let mut m = 0;
-            let mut rest = filled[axis];
-            while rest != 0 {
-                used[m] = rest.trailing_zeros() as u8;
-                rest &= rest - 1;
+            for b in set_bits(filled[axis]) {
+                used[m] = b as u8;
                 m += 1;
             }
             // Right-to-left sweep: area·count of the non-empty bins from j on.
@@ -580,6 +575,17 @@ impl BinGrid {
             filled[axis] |= 1 << b;
         }
     }
+}
+
+/// The positions of the set bits of `mask`, lowest first.
+fn set_bits(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let bit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            bit
+        })
+    })
 }
 
 /// The bin of a scaled centroid coordinate `x`: its integer part, clamped

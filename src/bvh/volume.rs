@@ -90,9 +90,29 @@ fn axes_by_extent(axes: &Matrix, half_extents: &Vector) -> [Vector; 3] {
     order.map(|i| axes.column(i).into_owned())
 }
 
-/// True when `a` is a tighter box than `b`: smaller volume, then smaller area (flat boxes).
-fn smaller(a: &Obb, b: &Obb) -> bool {
-    (a.volume(), a.surface_area()) < (b.volume(), b.surface_area())
+/// The two frames an OBB node may take: the area-weighted covariance frame
+/// of its triangles, then the world axes. Zero-area triangles carry no
+/// weight in the surface covariance; if all are degenerate it falls back to
+/// vertices. A patch with no preferred in-plane direction (a square of
+/// terrain) gets an arbitrary covariance frame, often 45° off and looser
+/// than the axis-aligned box, hence the second candidate.
+fn candidate_frames(triangles: &[Triangle]) -> [Matrix; 2] {
+    let covariance = CovarianceAccumulator::from_triangles(triangles)
+        .covariance()
+        .map_or_else(Matrix::identity, |c| c.frame());
+    [covariance, Matrix::identity()]
+}
+
+/// The tighter of two fitted boxes by `size` (volume, then area, for flat
+/// boxes); the covariance box on ties.
+fn tighter_of<B>(
+    [covariance, aligned]: [Option<B>; 2],
+    size: impl Fn(&B) -> (Real, Real),
+) -> Option<B> {
+    match (covariance, aligned) {
+        (Some(c), Some(a)) => Some(if size(&a) < size(&c) { a } else { c }),
+        (c, a) => c.or(a),
+    }
 }
 
 fn vertices_of(triangles: &[Triangle]) -> impl Iterator<Item = Point> + '_ {
@@ -153,22 +173,10 @@ impl BoundingVolume for Obb {
     fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self {
         let vertices: Vec<Point> = vertices_of(triangles).collect();
         let fitted = match obb_fit {
-            ObbFit::Triangles => {
-                // Zero-area triangles carry no weight in the surface
-                // covariance; if all are degenerate it falls back to vertices.
-                let axes = CovarianceAccumulator::from_triangles(triangles)
-                    .covariance()
-                    .map_or_else(Matrix::identity, |c| c.frame());
-                // A patch with no preferred in-plane direction (a square of
-                // terrain) gets an arbitrary covariance frame, often 45° off
-                // and looser than the axis-aligned box; keep the smaller.
-                let covariance = obb_with_axes(&vertices, &axes);
-                let aligned = obb_with_axes(&vertices, &Matrix::identity());
-                match (covariance, aligned) {
-                    (Some(c), Some(a)) => Some(if smaller(&a, &c) { a } else { c }),
-                    (c, a) => c.or(a),
-                }
-            }
+            ObbFit::Triangles => tighter_of(
+                candidate_frames(triangles).map(|axes| obb_with_axes(&vertices, &axes)),
+                |b| (b.volume(), b.surface_area()),
+            ),
             ObbFit::Hull => obb_from_points_hull_covariance(&vertices),
         };
         // Mesh vertices are validated finite, so the fit exists; the AABB is a safe fallback.
@@ -233,9 +241,21 @@ impl BoundingVolume for Obb {
 /// unpack a node's box when they visit it.
 impl BoundingVolume for PackedObb {
     fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self {
-        let rotation = PackedObb::encode_axes(&Obb::fit(triangles, obb_fit).axes);
         let vertices: Vec<Point> = vertices_of(triangles).collect();
-        packed_obb_with_axes(rotation, &vertices)
+        // The same frames as an `Obb` node, each fitted once, directly in
+        // its decoded form (fitting an `Obb` first and repacking it cost a
+        // third projection pass per node).
+        let in_frame =
+            |axes: &Matrix| packed_obb_with_axes(PackedObb::encode_axes(axes), &vertices);
+        let fitted = match obb_fit {
+            ObbFit::Triangles => tighter_of(
+                candidate_frames(triangles).map(|axes| in_frame(&axes)),
+                |b| (b.volume(), b.surface_area()),
+            ),
+            ObbFit::Hull => in_frame(&Obb::fit(triangles, obb_fit).axes),
+        };
+        // Mesh vertices are validated finite, so the fit exists; the world frame is a safe fallback.
+        fitted
             .unwrap_or_else(|| crate::fit::pack_obb(&Obb::from_aabb(&Aabb::from_points(&vertices))))
     }
 
