@@ -9,6 +9,15 @@ pub trait TraversalStack<T: Copy> {
     fn push(&mut self, item: T);
     /// Removes the latest entry.
     fn pop(&mut self) -> Option<T>;
+    /// Adds `item` when `keep` holds. Wide-node kernels call it once per
+    /// child lane; the array stack does it without a branch (write always,
+    /// advance by `keep`), since which children a ray enters is unpredictable.
+    #[inline(always)]
+    fn push_if(&mut self, item: T, keep: bool) {
+        if keep {
+            self.push(item);
+        }
+    }
 }
 
 /// Depth up to which [`ArrayStack`] suffices: a depth-first descent holds at
@@ -44,6 +53,14 @@ impl<T: Copy> TraversalStack<T> for ArrayStack<T> {
     fn push(&mut self, item: T) {
         self.items[self.len] = item;
         self.len += 1;
+    }
+
+    #[inline(always)]
+    fn push_if(&mut self, item: T, keep: bool) {
+        // The slot past the top is always free: callers keep at most
+        // `ARRAY_STACK_DEPTH - 1` entries (see `WideBvh::fits_array_stack`).
+        self.items[self.len] = item;
+        self.len += usize::from(keep);
     }
 
     #[inline(always)]

@@ -87,6 +87,30 @@ impl WideNode {
         }
     }
 
+    /// Bit `lane` is set when child `lane` is a leaf or unused (rays never
+    /// enter unused lanes, so masking entered lanes with this picks leaves).
+    /// Read from the flag bits without branches.
+    #[must_use]
+    #[inline(always)]
+    pub fn leaf_lanes(&self) -> u32 {
+        let c = &self.child;
+        (c[0] >> 31) | (c[1] >> 31) << 1 | (c[2] >> 31) << 2 | (c[3] >> 31) << 3
+    }
+
+    /// `(first, count)` of a leaf child `lane` (meaningless for others).
+    #[must_use]
+    #[inline(always)]
+    pub fn leaf_range(&self, lane: usize) -> (u32, u32) {
+        (self.child[lane] & !LEAF, self.count[lane])
+    }
+
+    /// The node index held by an inner child `lane` (meaningless for others).
+    #[must_use]
+    #[inline(always)]
+    pub fn inner_child(&self, lane: usize) -> u32 {
+        self.child[lane]
+    }
+
     /// Slab entries of the ray into the four child boxes within `[t_min, t_max]`,
     /// and a bit mask of the children it enters (see [`TraversalRay::slab_entry`]
     /// for the NaN ordering and the exit padding, applied per lane).

@@ -10,7 +10,7 @@ mod segment_obb;
 mod sphere_box;
 mod triangle_box;
 mod triangle_sphere;
-mod triangle_triangle;
+pub(crate) mod triangle_triangle;
 
 pub use box_plane::{PlaneSide, aabb_plane_side, obb_plane_side};
 pub use obb_obb::{PARALLEL_EPSILON, boxes_overlap};

@@ -98,20 +98,19 @@ impl WatertightRay {
         // cyclically, all without branches (random ray directions make the
         // axis choice unpredictable) and without indexing memory.
         let x_dom = m.x >= m.y && m.x >= m.z;
-        let y_dom = !x_dom && m.y >= m.z;
-        let z_dom = !x_dom && !y_dom;
+        let y_dom = !x_dom & (m.y >= m.z);
+        let z_dom = !x_dom & !y_dom;
         let flag = |b: bool| Real::from(u8::from(b));
         let (x_dom, y_dom, z_dom) = (flag(x_dom), flag(y_dom), flag(z_dom));
         let unit_z = Vector::new(x_dom, y_dom, z_dom);
         let next = Vector::new(z_dom, x_dom, y_dom);
         let after = Vector::new(y_dom, z_dom, x_dom);
         let dz = unit_z.dot(&d);
-        // Swapped when the direction is negative along kz, to keep the winding.
-        let (unit_x, unit_y) = if dz < 0.0 {
-            (after, next)
-        } else {
-            (next, after)
-        };
+        // Swapped when the direction is negative along kz, to keep the
+        // winding; blended with a 0/1 weight (exact) instead of a branch.
+        let swap = flag(dz < 0.0);
+        let unit_x = next + (after - next) * swap;
+        let unit_y = after + (next - after) * swap;
         let sz = 1.0 / dz;
         if !sz.is_finite() {
             return None;
@@ -150,6 +149,20 @@ impl WatertightRay {
     #[must_use]
     #[inline(always)]
     pub fn intersect(&self, tri: &Triangle, t_min: Real, t_max: Real) -> Option<TriangleHit> {
+        self.intersect_unless_degenerate(tri, t_min, t_max)
+            .filter(|_| !is_degenerate(tri))
+    }
+
+    /// [`WatertightRay::intersect`] without the exact collinearity check:
+    /// for callers that decided once, per triangle, that it has area (the
+    /// mesh trees keep that flag), so the hit path stays free of it.
+    #[inline(always)]
+    pub(crate) fn intersect_unless_degenerate(
+        &self,
+        tri: &Triangle,
+        t_min: Real,
+        t_max: Real,
+    ) -> Option<TriangleHit> {
         let a = tri.a - self.origin;
         let b = tri.b - self.origin;
         let c = tri.c - self.origin;
@@ -195,7 +208,7 @@ impl WatertightRay {
         let finite = [ax, ay, bx, by, cx, cy, az, bz, cz, det, t]
             .iter()
             .all(|x| x.is_finite());
-        if !finite || is_degenerate(tri) {
+        if !finite {
             return None;
         }
         let inv_det = 1.0 / det;

@@ -129,7 +129,7 @@ fn rotated(v: [Point; 3], k: usize) -> [Point; 3] {
 }
 
 /// True when the vertices are exactly collinear (or coincident). Finite input only.
-pub(super) fn is_degenerate(t: &Triangle) -> bool {
+pub(crate) fn is_degenerate(t: &Triangle) -> bool {
     (0..3).all(|axis| orient2d_projected(t, axis) == 0.0)
 }
 

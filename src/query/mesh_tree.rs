@@ -1,6 +1,7 @@
 //! A mesh together with its tree: the object users build once and query.
 
 use crate::bvh::{BoundingVolume, BuildOptions, Bvh, WideBvh};
+use crate::intersect::triangle_triangle::is_degenerate;
 use crate::math::{Isometry, Point, Real};
 use crate::mesh::{MeshError, TriMesh, TriangleId};
 use crate::shape::Triangle;
@@ -18,6 +19,10 @@ pub struct MeshTree<V> {
     /// The triangles copied in the tree's leaf order, so leaf tests read
     /// contiguous memory instead of chasing ids → indices → vertices.
     leaf_triangles: Vec<Triangle>,
+    /// Per leaf position: false for triangles that can never be hit
+    /// (exactly collinear vertices, or a normal that underflows), decided
+    /// once here so the ray kernels' hit paths skip the exact predicates.
+    leaf_hittable: Vec<bool>,
     /// Largest absolute vertex coordinate: the scale of rounding errors in queries.
     coordinate_scale: Real,
 }
@@ -29,12 +34,14 @@ impl<V: BoundingVolume> MeshTree<V> {
         let bvh = Bvh::build(&mesh, options);
         let coordinate_scale = coordinate_scale(&mesh);
         let leaf_triangles = leaf_triangles(&mesh, &bvh);
+        let leaf_hittable = hittable(&leaf_triangles);
         let wide = V::wide_layout(&bvh);
         MeshTree {
             mesh,
             bvh,
             wide,
             leaf_triangles,
+            leaf_hittable,
             coordinate_scale,
         }
     }
@@ -52,6 +59,12 @@ impl<V: BoundingVolume> MeshTree<V> {
             &self.leaf_triangles[k],
             TriangleId(self.bvh.leaf_order()[k]),
         )
+    }
+
+    /// False when the triangle at leaf position `k` can never be hit by a ray.
+    #[inline(always)]
+    pub(crate) fn leaf_hittable(&self, k: usize) -> bool {
+        self.leaf_hittable[k]
     }
 
     /// Largest absolute vertex coordinate (the scale of rounding errors).
@@ -86,6 +99,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         self.bvh.refit(&self.mesh);
         self.wide = V::wide_layout(&self.bvh);
         self.leaf_triangles = leaf_triangles(&self.mesh, &self.bvh);
+        self.leaf_hittable = hittable(&self.leaf_triangles);
         self.coordinate_scale = coordinate_scale(&self.mesh);
         Ok(())
     }
@@ -124,5 +138,13 @@ fn leaf_triangles<V: BoundingVolume>(mesh: &TriMesh, bvh: &Bvh<V>) -> Vec<Triang
     bvh.leaf_order()
         .iter()
         .map(|&t| mesh.triangle(TriangleId(t)))
+        .collect()
+}
+
+/// Which triangles rays can hit: those with exact area and a representable normal.
+fn hittable(triangles: &[Triangle]) -> Vec<bool> {
+    triangles
+        .iter()
+        .map(|t| t.normal().is_some() && !is_degenerate(t))
         .collect()
 }

@@ -15,7 +15,7 @@
 use crate::bvh::{
     ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit,
 };
-use crate::intersect::WatertightRay;
+use crate::intersect::{TriangleHit, WatertightRay};
 use crate::math::{Real, Vector};
 use crate::mesh::TriangleId;
 use crate::query::{MeshTree, PlacedMesh};
@@ -46,8 +46,20 @@ pub struct RayHit {
 /// from a plane at z = 375). Keeping boxes up to `t_best + slack` with
 /// `slack = 64 ε (|o|∞ + |mesh|∞) / |d|∞` keeps every such triangle; the
 /// bound is relative to the scene's coordinates, never an absolute epsilon.
+#[inline(always)]
 pub(crate) fn prune_slack(ray: &TraversalRay, coordinate_scale: Real) -> Real {
-    64.0 * Real::EPSILON * (ray.origin.coords.amax() + coordinate_scale) / ray.direction.amax()
+    let largest = |v: &Vector| v.x.abs().max(v.y.abs()).max(v.z.abs());
+    64.0 * Real::EPSILON * (largest(&ray.origin.coords) + coordinate_scale)
+        / largest(&ray.direction)
+}
+
+/// The closest hit so far in a descent, before its normal is computed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Closest {
+    pub(crate) hit: TriangleHit,
+    /// Position of the triangle in the leaf order.
+    pub(crate) position: usize,
+    pub(crate) triangle: TriangleId,
 }
 
 /// A ray prepared for both box and triangle tests, with its parameter range.
@@ -148,9 +160,11 @@ impl<V: BoundingVolume> MeshTree<V> {
         (first as usize..(first + count) as usize).find_map(|k| {
             let (tri, triangle) = self.leaf_triangle(k);
             // No `RayHit` (and no normal) is built: any-hit only needs a yes.
-            (!skip(triangle)
-                && ray.triangles.intersect(tri, ray.t_min, ray.t_max).is_some()
-                && !tri.is_degenerate())
+            (ray.triangles
+                .intersect_unless_degenerate(tri, ray.t_min, ray.t_max)
+                .is_some()
+                && self.leaf_hittable(k)
+                && !skip(triangle))
             .then_some(triangle)
         })
     }
@@ -163,18 +177,44 @@ impl<V: BoundingVolume> MeshTree<V> {
         ray: &PreparedRay,
         first: u32,
         count: u32,
-        best: &mut Option<RayHit>,
+        best: &mut Option<Closest>,
         t_best: &mut Real,
     ) {
         for k in first as usize..(first + count) as usize {
             let (tri, triangle) = self.leaf_triangle(k);
-            let Some(hit) = hit_triangle(ray, tri, triangle, *t_best) else {
+            let Some(hit) = ray
+                .triangles
+                .intersect_unless_degenerate(tri, ray.t_min, *t_best)
+            else {
                 continue;
             };
-            if hit.t < *t_best || best.is_none_or(|b| hit.t == b.t && hit.triangle < b.triangle) {
-                *t_best = hit.t;
-                *best = Some(hit);
+            if !self.leaf_hittable(k) {
+                continue;
             }
+            if hit.t < *t_best || best.is_none_or(|b| hit.t == b.hit.t && triangle < b.triangle) {
+                *t_best = hit.t;
+                *best = Some(Closest {
+                    hit,
+                    position: k,
+                    triangle,
+                });
+            }
+        }
+    }
+
+    /// The full record of a closest-hit descent's answer: the normal is
+    /// computed once here, not for every hit that a closer one replaces.
+    pub(crate) fn finish_closest(&self, closest: Closest) -> RayHit {
+        let (tri, _) = self.leaf_triangle(closest.position);
+        let hit = closest.hit;
+        RayHit {
+            t: hit.t,
+            triangle: closest.triangle,
+            barycentric: [hit.w, hit.u, hit.v],
+            normal: tri
+                .normal()
+                .expect("hittable triangles have a representable normal"),
+            front_face: hit.front_face,
         }
     }
 
@@ -219,13 +259,14 @@ impl<V: BoundingVolume> MeshTree<V> {
 
     /// The closest-hit kernel: nearer child first, entries beyond the current hit dropped.
     pub(crate) fn closest_hit_prepared(&self, ray: &PreparedRay) -> Option<RayHit> {
-        if let Some(wide) = self.wide() {
+        let closest = if let Some(wide) = self.wide() {
             self.wide_closest_hit(wide, ray)
         } else if self.bvh().fits_array_stack() {
             self.closest_hit_kernel(ray, &mut ArrayStack::new())
         } else {
             self.closest_hit_kernel(ray, &mut Vec::new())
-        }
+        };
+        closest.map(|c| self.finish_closest(c))
     }
 
     #[inline(always)]
@@ -233,10 +274,10 @@ impl<V: BoundingVolume> MeshTree<V> {
         &self,
         ray: &PreparedRay,
         stack: &mut impl TraversalStack<(NodeId, Real)>,
-    ) -> Option<RayHit> {
+    ) -> Option<Closest> {
         let bvh = self.bvh();
         let t_min = ray.t_min;
-        let mut best: Option<RayHit> = None;
+        let mut best: Option<Closest> = None;
         let mut t_best = ray.t_max;
         let root_entry = bvh.root_volume().ray_entry(&ray.boxes, t_min, t_best)?;
         let slack = prune_slack(&ray.boxes, self.coordinate_scale());

@@ -7,11 +7,11 @@
 //! then pushes the entered inner children farthest first so the nearest is
 //! popped next, and drops entries that start beyond the current hit.
 
-use crate::bvh::{ArrayStack, TraversalStack, WideBvh, WideChild};
+use crate::bvh::{ArrayStack, TraversalStack, WideBvh, WideNode};
 use crate::math::Real;
 use crate::mesh::TriangleId;
 use crate::query::MeshTree;
-use crate::query::raycast::{PreparedRay, RayHit, prune_slack};
+use crate::query::raycast::{Closest, PreparedRay, prune_slack};
 
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     pub(crate) fn wide_any_hit(
@@ -40,25 +40,28 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         let mut index = 0u32;
         loop {
             let node = &nodes[index as usize];
-            let (_, mut mask) = node.ray_entries(&ray.boxes, t_min, t_max);
-            while mask != 0 {
-                let lane = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                match node.child(lane) {
-                    WideChild::Leaf { first, count } => {
-                        if let Some(triangle) = self.leaf_any_hit(ray, first, count, skip) {
-                            return Some(triangle);
-                        }
-                    }
-                    WideChild::Node(child) => stack.push(child),
-                    WideChild::Empty => {}
+            let (_, entered) = node.ray_entries(&ray.boxes, t_min, t_max);
+            let leaves = entered & node.leaf_lanes();
+            let inner = entered & !leaves;
+            // Entered inner children go on the stack unordered and without
+            // branches: which lanes a ray enters is close to random.
+            for lane in 0..4 {
+                stack.push_if(node.inner_child(lane), inner >> lane & 1 != 0);
+            }
+            let mut leaves = leaves;
+            while leaves != 0 {
+                let lane = leaves.trailing_zeros() as usize;
+                leaves &= leaves - 1;
+                let (first, count) = node.leaf_range(lane);
+                if let Some(triangle) = self.leaf_any_hit(ray, first, count, skip) {
+                    return Some(triangle);
                 }
             }
             index = stack.pop()?;
         }
     }
 
-    pub(crate) fn wide_closest_hit(&self, wide: &WideBvh, ray: &PreparedRay) -> Option<RayHit> {
+    pub(crate) fn wide_closest_hit(&self, wide: &WideBvh, ray: &PreparedRay) -> Option<Closest> {
         if wide.fits_array_stack() {
             self.wide_closest_hit_kernel(wide, ray, &mut ArrayStack::new())
         } else {
@@ -72,11 +75,11 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         wide: &WideBvh,
         ray: &PreparedRay,
         stack: &mut impl TraversalStack<(u32, Real)>,
-    ) -> Option<RayHit> {
+    ) -> Option<Closest> {
         let nodes = wide.nodes();
         let t_min = ray.t_min;
         let mut t_best = ray.t_max;
-        let mut best: Option<RayHit> = None;
+        let mut best: Option<Closest> = None;
         let slack = prune_slack(&ray.boxes, self.coordinate_scale());
         let mut current = (0u32, t_min);
         loop {
@@ -84,38 +87,18 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             let reach = t_best + slack;
             if entry <= reach {
                 let node = &nodes[index as usize];
-                let (entries, mut mask) = node.ray_entries(&ray.boxes, t_min, reach);
-                // Inner children entered, to be ordered by entry.
-                let mut inner: [(u32, Real); 4] = [(0, 0.0); 4];
-                let mut inner_count = 0;
-                while mask != 0 {
-                    let lane = mask.trailing_zeros() as usize;
-                    mask &= mask - 1;
-                    match node.child(lane) {
-                        WideChild::Leaf { first, count } => {
-                            self.leaf_closest_hit(ray, first, count, &mut best, &mut t_best)
-                        }
-                        WideChild::Node(child) => {
-                            inner[inner_count] = (child, entries[lane]);
-                            inner_count += 1;
-                        }
-                        WideChild::Empty => {}
-                    }
+                let (entries, entered) = node.ray_entries(&ray.boxes, t_min, reach);
+                let leaves = entered & node.leaf_lanes();
+                let mut pending = leaves;
+                while pending != 0 {
+                    let lane = pending.trailing_zeros() as usize;
+                    pending &= pending - 1;
+                    let (first, count) = node.leaf_range(lane);
+                    self.leaf_closest_hit(ray, first, count, &mut best, &mut t_best);
                 }
-                let inner = &mut inner[..inner_count];
-                // Insertion sort of at most four by entry, then push the farthest first.
-                for i in 1..inner.len() {
-                    let mut j = i;
-                    while j > 0 && inner[j - 1].1 < inner[j].1 {
-                        inner.swap(j - 1, j);
-                        j -= 1;
-                    }
-                }
-                if let Some((&nearest, farther)) = inner.split_last() {
-                    for &entry in farther {
-                        stack.push(entry);
-                    }
-                    current = nearest;
+                let inner = entered & !leaves;
+                if inner != 0 {
+                    current = nearest_inner(node, &entries, inner, stack);
                     continue;
                 }
             }
@@ -125,4 +108,41 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             }
         }
     }
+}
+
+/// Pushes all entered inner children but the nearest, farthest first,
+/// and returns the nearest. A single child (the common case) skips the
+/// sort; otherwise a five-comparison network sorts the four lanes, with
+/// lanes not entered keyed at +∞ so they sink to the end and are not pushed.
+#[inline(always)]
+fn nearest_inner(
+    node: &WideNode,
+    entries: &[Real; 4],
+    inner: u32,
+    stack: &mut impl TraversalStack<(u32, Real)>,
+) -> (u32, Real) {
+    if inner & (inner - 1) == 0 {
+        let lane = inner.trailing_zeros() as usize;
+        return (node.inner_child(lane), entries[lane]);
+    }
+    let key = |lane: usize| {
+        let entry = if inner >> lane & 1 != 0 {
+            entries[lane]
+        } else {
+            Real::INFINITY
+        };
+        (node.inner_child(lane), entry)
+    };
+    let mut keyed = [key(0), key(1), key(2), key(3)];
+    for (i, j) in [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)] {
+        let (a, b) = (keyed[i], keyed[j]);
+        let swap = b.1 < a.1;
+        keyed[i] = if swap { b } else { a };
+        keyed[j] = if swap { a } else { b };
+    }
+    let count = inner.count_ones();
+    stack.push_if(keyed[3], count >= 4);
+    stack.push_if(keyed[2], count >= 3);
+    stack.push(keyed[1]);
+    keyed[0]
 }
