@@ -221,6 +221,16 @@ impl WideBvh {
         (3 * self.depth as usize + 4) < crate::bvh::ARRAY_STACK_DEPTH
     }
 
+    /// True when the nodes are larger than a core's private caches (1 MiB):
+    /// then kernels prefetch the children they will visit, which measured
+    /// 10–15% faster on 1.7M triangles and 3% slower on 3.7k (bunny), where
+    /// the nodes stay cached and the hints only cost issue slots.
+    #[must_use]
+    #[inline(always)]
+    pub fn outgrows_cache(&self) -> bool {
+        self.bytes() > 1 << 20
+    }
+
     /// Bytes of node storage.
     #[must_use]
     pub fn bytes(&self) -> usize {
