@@ -30,6 +30,11 @@ const MAX_BINS: usize = 64;
 const MIN_BINNED_EXTENT: Real = 0.5;
 /// SAH cost of one traversal step relative to one triangle test.
 const TRAVERSAL_COST: Real = 1.0;
+/// Nodes larger than this bin an evenly strided sample of about this many
+/// triangles to choose their plane (the partition still moves all of them):
+/// the SAH estimate of a plane converges long before every triangle of a
+/// top-level node is counted, and binning is half of each level's work.
+const BIN_SAMPLE: usize = 4096;
 
 /// One triangle as the builder sees it: its box and its id. The builder
 /// partitions these records themselves (not ids into side arrays), so every
@@ -466,13 +471,24 @@ impl<'a> Builder<'a> {
         // Neighbouring triangles usually share bins; alternating two sets
         // breaks the chain of read-modify-writes through the same bin.
         let [all_bins, odd] = &mut *self.bins;
-        let mut pairs = ids.chunks_exact(2);
-        for pair in &mut pairs {
-            grid.add(all_bins, &pair[0], &mut filled);
-            grid.add(odd, &pair[1], &mut filled);
-        }
-        for p in pairs.remainder() {
-            grid.add(all_bins, p, &mut filled);
+        let stride = (ids.len() / BIN_SAMPLE).max(1);
+        if stride == 1 {
+            let mut pairs = ids.chunks_exact(2);
+            for pair in &mut pairs {
+                grid.add(all_bins, &pair[0], &mut filled);
+                grid.add(odd, &pair[1], &mut filled);
+            }
+            for p in pairs.remainder() {
+                grid.add(all_bins, p, &mut filled);
+            }
+        } else {
+            let mut sample = ids.iter().step_by(stride);
+            while let (Some(a), b) = (sample.next(), sample.next()) {
+                grid.add(all_bins, a, &mut filled);
+                if let Some(b) = b {
+                    grid.add(odd, b, &mut filled);
+                }
+            }
         }
         for axis in 0..3 {
             for b in set_bits(filled[axis]) {
@@ -516,6 +532,8 @@ impl<'a> Builder<'a> {
             }
         }
         let (cost, axis, split_bin) = best?;
+        // Sampled counts stand for `stride` triangles each.
+        let cost = cost * stride as Real;
         let node_area = summary.node_box.surface_area();
         let leaf_cost = node_area * ids.len() as Real;
         let split_cost = TRAVERSAL_COST * node_area + cost;
