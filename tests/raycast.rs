@@ -143,6 +143,34 @@ fn segment_queries_agree_with_brute_force_on_every_mesh() {
 }
 
 #[test]
+fn trees_larger_than_the_caches_take_the_prefetching_kernels_and_agree() {
+    // Enough triangles that the wide nodes exceed 1 MiB, so the kernels
+    // that prefetch children run; fewer segments keep the brute force quick.
+    let mesh = TriMesh::terrain(150, 100.0, 6.0, 5).merged(&TriMesh::icosphere(
+        Point::new(0.0, 0.0, 4.0),
+        5.0,
+        3,
+    ));
+    let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
+    assert!(tree.wide().is_some_and(|w| w.outgrows_cache()));
+    let triangles: Vec<Triangle> = mesh.triangles().collect();
+    let segments = random_segments(&mesh, segment_count() / 25, 0x1A7);
+    let mut blocked = 0;
+    for s in &segments {
+        let expected = brute_closest(&triangles, &s.to_ray(), 0.0, 1.0);
+        blocked += usize::from(expected.is_some());
+        assert_eq!(
+            tree.segment_any_hit(s).is_some(),
+            expected.is_some(),
+            "{s:?}"
+        );
+        let closest = tree.segment_closest_hit(s).map(|h| h.t);
+        assert_eq!(closest, expected.map(|e| e.0), "{s:?}");
+    }
+    assert!(blocked > segments.len() / 20 && blocked < segments.len());
+}
+
+#[test]
 fn all_hits_are_sorted_and_complete() {
     for (name, mesh) in meshes() {
         let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
