@@ -19,7 +19,7 @@ use crate::intersect::{TriangleHit, WatertightRay};
 use crate::math::{Real, Vector};
 use crate::mesh::TriangleId;
 use crate::query::{MeshTree, PlacedMesh};
-use crate::shape::{Ray, Segment, Triangle};
+use crate::shape::{Ray, Segment};
 
 /// Where a ray or segment hits a mesh.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -53,9 +53,9 @@ pub(crate) fn prune_slack(ray: &TraversalRay, coordinate_scale: Real) -> Real {
         / largest(&ray.direction)
 }
 
-/// The closest hit so far in a descent, before its normal is computed.
+/// A hit on a leaf triangle, before its normal is computed.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Closest {
+pub(crate) struct LeafHit {
     pub(crate) hit: TriangleHit,
     /// Position of the triangle in the leaf order.
     pub(crate) position: usize,
@@ -134,8 +134,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         let enter = |volume: &V| volume.ray_entry(&prepared.boxes, t_min, t_max).is_some();
         let collect = |first: u32, count: u32| {
             for k in first as usize..(first + count) as usize {
-                let (tri, triangle) = self.leaf_triangle(k);
-                hits.extend(hit_triangle(&prepared, tri, triangle, t_max));
+                hits.extend(self.leaf_hit(&prepared, k, t_max).map(|h| self.ray_hit(h)));
             }
             Visit::Continue
         };
@@ -148,7 +147,25 @@ impl<V: BoundingVolume> MeshTree<V> {
         hits
     }
 
+    /// The ray's hit on the triangle at leaf position `k` with `t` up to
+    /// `t_max`. Triangles that can never be hit (zero area, or a normal
+    /// that underflows) are ruled out by the flag `MeshTree` keeps, read
+    /// only on the hit path, so the exact predicates never run per query.
+    #[inline(always)]
+    pub(crate) fn leaf_hit(&self, ray: &PreparedRay, k: usize, t_max: Real) -> Option<LeafHit> {
+        let (tri, triangle) = self.leaf_triangle(k);
+        let hit = ray
+            .triangles
+            .intersect_unless_degenerate(tri, ray.t_min, t_max)?;
+        self.leaf_hittable(k).then_some(LeafHit {
+            hit,
+            position: k,
+            triangle,
+        })
+    }
+
     /// The first triangle of the leaf range that the ray hits, skipping `skip`.
+    /// No normal is computed: any-hit only needs a yes.
     #[inline(always)]
     pub(crate) fn leaf_any_hit(
         &self,
@@ -158,14 +175,9 @@ impl<V: BoundingVolume> MeshTree<V> {
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
         (first as usize..(first + count) as usize).find_map(|k| {
-            let (tri, triangle) = self.leaf_triangle(k);
-            // No `RayHit` (and no normal) is built: any-hit only needs a yes.
-            (ray.triangles
-                .intersect_unless_degenerate(tri, ray.t_min, ray.t_max)
-                .is_some()
-                && self.leaf_hittable(k)
-                && !skip(triangle))
-            .then_some(triangle)
+            self.leaf_hit(ray, k, ray.t_max)
+                .map(|h| h.triangle)
+                .filter(|&triangle| !skip(triangle))
         })
     }
 
@@ -177,39 +189,29 @@ impl<V: BoundingVolume> MeshTree<V> {
         ray: &PreparedRay,
         first: u32,
         count: u32,
-        best: &mut Option<Closest>,
+        best: &mut Option<LeafHit>,
         t_best: &mut Real,
     ) {
         for k in first as usize..(first + count) as usize {
-            let (tri, triangle) = self.leaf_triangle(k);
-            let Some(hit) = ray
-                .triangles
-                .intersect_unless_degenerate(tri, ray.t_min, *t_best)
-            else {
+            let Some(found) = self.leaf_hit(ray, k, *t_best) else {
                 continue;
             };
-            if !self.leaf_hittable(k) {
-                continue;
-            }
-            if hit.t < *t_best || best.is_none_or(|b| hit.t == b.hit.t && triangle < b.triangle) {
-                *t_best = hit.t;
-                *best = Some(Closest {
-                    hit,
-                    position: k,
-                    triangle,
-                });
+            let t = found.hit.t;
+            if t < *t_best || best.is_none_or(|b| t == b.hit.t && found.triangle < b.triangle) {
+                *t_best = t;
+                *best = Some(found);
             }
         }
     }
 
-    /// The full record of a closest-hit descent's answer: the normal is
-    /// computed once here, not for every hit that a closer one replaces.
-    pub(crate) fn finish_closest(&self, closest: Closest) -> RayHit {
-        let (tri, _) = self.leaf_triangle(closest.position);
-        let hit = closest.hit;
+    /// The full record of a hit: the normal is computed here, once per
+    /// answer, not for every hit a closer one replaces.
+    pub(crate) fn ray_hit(&self, found: LeafHit) -> RayHit {
+        let (tri, _) = self.leaf_triangle(found.position);
+        let hit = found.hit;
         RayHit {
             t: hit.t,
-            triangle: closest.triangle,
+            triangle: found.triangle,
             barycentric: [hit.w, hit.u, hit.v],
             normal: tri
                 .normal()
@@ -266,7 +268,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         } else {
             self.closest_hit_kernel(ray, &mut Vec::new())
         };
-        closest.map(|c| self.finish_closest(c))
+        closest.map(|c| self.ray_hit(c))
     }
 
     #[inline(always)]
@@ -274,10 +276,10 @@ impl<V: BoundingVolume> MeshTree<V> {
         &self,
         ray: &PreparedRay,
         stack: &mut impl TraversalStack<(NodeId, Real)>,
-    ) -> Option<Closest> {
+    ) -> Option<LeafHit> {
         let bvh = self.bvh();
         let t_min = ray.t_min;
-        let mut best: Option<Closest> = None;
+        let mut best: Option<LeafHit> = None;
         let mut t_best = ray.t_max;
         let root_entry = bvh.root_volume().ray_entry(&ray.boxes, t_min, t_best)?;
         let slack = prune_slack(&ray.boxes, self.coordinate_scale());
@@ -323,27 +325,6 @@ impl<V: BoundingVolume> MeshTree<V> {
             }
         }
     }
-}
-
-/// The watertight test against one triangle, with the full hit record.
-/// Zero-area triangles (`Triangle::is_degenerate`, also when the cross
-/// product underflows) never hit: `normal()` is `None` exactly for them.
-#[inline(always)]
-pub(crate) fn hit_triangle(
-    ray: &PreparedRay,
-    tri: &Triangle,
-    triangle: TriangleId,
-    t_max: Real,
-) -> Option<RayHit> {
-    let hit = ray.triangles.intersect(tri, ray.t_min, t_max)?;
-    let normal = tri.normal()?;
-    Some(RayHit {
-        t: hit.t,
-        triangle,
-        barycentric: [hit.w, hit.u, hit.v],
-        normal,
-        front_face: hit.front_face,
-    })
 }
 
 impl<V: BoundingVolume> PlacedMesh<'_, V> {

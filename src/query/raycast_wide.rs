@@ -11,7 +11,7 @@ use crate::bvh::{ArrayStack, TraversalStack, WideBvh, WideNode};
 use crate::math::Real;
 use crate::mesh::TriangleId;
 use crate::query::MeshTree;
-use crate::query::raycast::{Closest, PreparedRay, prune_slack};
+use crate::query::raycast::{LeafHit, PreparedRay, prune_slack};
 
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     pub(crate) fn wide_any_hit(
@@ -68,7 +68,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         }
     }
 
-    pub(crate) fn wide_closest_hit(&self, wide: &WideBvh, ray: &PreparedRay) -> Option<Closest> {
+    pub(crate) fn wide_closest_hit(&self, wide: &WideBvh, ray: &PreparedRay) -> Option<LeafHit> {
         match (wide.fits_array_stack(), wide.outgrows_cache()) {
             (true, false) => {
                 self.wide_closest_hit_kernel::<false>(wide, ray, &mut ArrayStack::new())
@@ -84,11 +84,11 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         wide: &WideBvh,
         ray: &PreparedRay,
         stack: &mut impl TraversalStack<(u32, Real)>,
-    ) -> Option<Closest> {
+    ) -> Option<LeafHit> {
         let nodes = wide.nodes();
         let t_min = ray.t_min;
         let mut t_best = ray.t_max;
-        let mut best: Option<Closest> = None;
+        let mut best: Option<LeafHit> = None;
         let slack = prune_slack(&ray.boxes, self.coordinate_scale());
         let mut current = (0u32, t_min);
         loop {
@@ -123,7 +123,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
 }
 
 /// Pushes all entered inner children but the nearest, farthest first,
-/// and returns the nearest. A single child (the common case) skips the
+/// and returns the nearest. A single entered child skips the
 /// sort; otherwise a five-comparison network sorts the four lanes, with
 /// lanes not entered keyed at +∞ so they sink to the end and are not pushed.
 #[inline(always)]
