@@ -197,6 +197,8 @@ struct Builder<'a> {
     mesh: &'a TriMesh,
     options: &'a BuildOptions,
     scratch: Vec<Triangle>,
+    /// Where [`partition`] writes a node's records before copying them back.
+    records: Vec<PrimRef>,
     /// SAH bins per axis, reused across nodes and empty between them: each
     /// node empties only the bins it filled (resetting all of them per node
     /// dominated the cost of small nodes).
@@ -321,6 +323,7 @@ impl<'a> Builder<'a> {
             mesh,
             options,
             scratch: Vec::new(),
+            records: Vec::new(),
             bins: Box::new([[[(Bounds::EMPTY, 0); MAX_BINS]; 3]; 2]),
         }
     }
@@ -423,14 +426,14 @@ impl<'a> Builder<'a> {
 
     /// Gottschalk: the plane through the mean centroid, across the longest
     /// axis of the node's volume, then the next axes.
-    fn mean_split<V: BoundingVolume>(&self, volume: &V, ids: &mut [PrimRef]) -> Option<Halves> {
+    fn mean_split<V: BoundingVolume>(&mut self, volume: &V, ids: &mut [PrimRef]) -> Option<Halves> {
         for axis in volume.split_axes() {
             let mean = ids
                 .iter()
                 .map(|p| f64::from(dot(&p.centroid(), &axis)))
                 .sum::<f64>()
                 / ids.len() as f64;
-            let halves = partition(ids, |c| f64::from(dot(c, &axis)) < mean);
+            let halves = partition(ids, &mut self.records, |c| f64::from(dot(c, &axis)) < mean);
             if halves.mid > 0 && halves.mid < ids.len() {
                 return Some(halves);
             }
@@ -540,7 +543,7 @@ impl<'a> Builder<'a> {
         if !forced && leaf_cost <= split_cost {
             return None;
         }
-        let halves = partition(ids, |c| grid.bin_on(c, axis) < split_bin);
+        let halves = partition(ids, &mut self.records, |c| grid.bin_on(c, axis) < split_bin);
         (halves.mid > 0 && halves.mid < ids.len()).then_some(halves)
     }
 }
@@ -618,34 +621,86 @@ fn bin_index(x: Real, last: Real) -> usize {
     (unsafe { clamped.to_int_unchecked::<u32>() }) as usize
 }
 
-/// Moves the records whose centroid satisfies `left` to the front (Hoare's
-/// two-ended scheme: only misplaced records move) and summarises both
-/// halves on the way, so the children need no pass of their own.
-fn partition(ids: &mut [PrimRef], left: impl Fn(&Lanes) -> bool) -> Halves {
-    let mut summaries = [NodeSummary::EMPTY; 2];
-    let (mut i, mut j) = (0, ids.len());
-    loop {
-        while i < j {
-            let c = ids[i].centroid();
-            if !left(&c) {
-                break;
+/// Records classified per block by [`partition`].
+const PARTITION_BLOCK: usize = 64;
+
+/// Moves the records whose centroid satisfies `left` to the front and
+/// summarises both halves, without data-dependent branches.
+///
+/// Hoare's two-ended partition moves only misplaced records but branches on
+/// each one; on meshes whose triangle order is not spatially coherent (most
+/// scanned and modelled meshes) about half of those branches mispredict: a
+/// shuffled terrain built 1.8x slower than the same terrain in grid order.
+/// Here blocks of records are classified from both ends into lists of
+/// misplaced offsets without branching, and the lists are then swapped
+/// pairwise (Edelkamp and Weiß, "BlockQuicksort", 2016). The last two
+/// blocks' worth go through `scratch`: each record is written to both free
+/// ends and only the matching end's cursor advances. Both halves are then
+/// summarised in streaming passes.
+fn partition(
+    ids: &mut [PrimRef],
+    scratch: &mut Vec<PrimRef>,
+    left: impl Fn(&Lanes) -> bool,
+) -> Halves {
+    // `ids[..l]` belong left, `ids[r..]` right; `l .. r` is undecided,
+    // apart from the misplaced offsets still listed for its end blocks.
+    let (mut l, mut r) = (0, ids.len());
+    let (mut off_l, mut off_r) = ([0u8; PARTITION_BLOCK], [0u8; PARTITION_BLOCK]);
+    let (mut start_l, mut num_l, mut start_r, mut num_r) = (0, 0, 0, 0);
+    while r - l >= 2 * PARTITION_BLOCK {
+        if num_l == 0 {
+            start_l = 0;
+            for (i, p) in ids[l..l + PARTITION_BLOCK].iter().enumerate() {
+                off_l[num_l] = i as u8;
+                num_l += usize::from(!left(&p.centroid()));
             }
-            summaries[0].add(&ids[i], &c);
-            i += 1;
         }
-        while i < j {
-            let c = ids[j - 1].centroid();
-            if left(&c) {
-                break;
+        if num_r == 0 {
+            start_r = 0;
+            for (i, p) in ids[r - PARTITION_BLOCK..r].iter().rev().enumerate() {
+                off_r[num_r] = i as u8;
+                num_r += usize::from(left(&p.centroid()));
             }
-            summaries[1].add(&ids[j - 1], &c);
-            j -= 1;
         }
-        if i >= j {
-            return Halves { mid: i, summaries };
+        let swaps = num_l.min(num_r);
+        for k in 0..swaps {
+            let i = l + usize::from(off_l[start_l + k]);
+            let j = r - 1 - usize::from(off_r[start_r + k]);
+            ids.swap(i, j);
         }
-        // `ids[i]` belongs right and `ids[j - 1]` left; the next round counts them.
-        ids.swap(i, j - 1);
+        (num_l, num_r) = (num_l - swaps, num_r - swaps);
+        (start_l, start_r) = (start_l + swaps, start_r + swaps);
+        if num_l == 0 {
+            l += PARTITION_BLOCK;
+        }
+        if num_r == 0 {
+            r -= PARTITION_BLOCK;
+        }
+    }
+    let tail = &mut ids[l..r];
+    if scratch.len() < tail.len() {
+        scratch.resize(
+            tail.len(),
+            PrimRef {
+                bounds: Bounds::EMPTY,
+            },
+        );
+    }
+    let out = &mut scratch[..tail.len()];
+    // Free slots of `out` are `lo .. hi`; before each record one is free.
+    let (mut lo, mut hi) = (0, tail.len());
+    for p in tail.iter() {
+        let goes_left = left(&p.centroid());
+        out[lo] = *p;
+        out[hi - 1] = *p;
+        lo += usize::from(goes_left);
+        hi -= usize::from(!goes_left);
+    }
+    tail.copy_from_slice(out);
+    let mid = l + lo;
+    Halves {
+        mid,
+        summaries: [NodeSummary::of(&ids[..mid]), NodeSummary::of(&ids[mid..])],
     }
 }
 
@@ -676,6 +731,48 @@ mod tests {
             // The id lanes are normal floats in [1, 2), harmless to vector arithmetic.
             for lane in [p.bounds.min[3], p.bounds.max[3], p.centroid()[3]] {
                 assert!(lane.is_normal() && (1.0..2.0).contains(&lane), "{lane}");
+            }
+        }
+    }
+
+    #[test]
+    fn block_partition_splits_every_size_and_summarises_both_halves() {
+        // Sizes around the block boundaries, with predicates that put all,
+        // none, or a pseudo-random subset of the records on the left.
+        let mut state = 0x9e37_79b9_u32;
+        let mut scratch = Vec::new();
+        for n in [0, 1, 2, 63, 64, 65, 127, 128, 129, 255, 256, 1000, 4099] {
+            let records: Vec<PrimRef> = (0..n as u32)
+                .map(|id| {
+                    state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    let x = (state >> 8) as Real / (1 << 24) as Real;
+                    let p = Point::new(x, 2.0 * x, -x);
+                    PrimRef::new(&Aabb::new(p, p + Vector::new(0.5, 0.25, 0.125)), id)
+                })
+                .collect();
+            for threshold in [-1.0, 0.3, 0.5, 0.9, 2.0] {
+                let mut ids = records.clone();
+                let goes_left = |c: &Lanes| c[0] < threshold;
+                let halves = partition(&mut ids, &mut scratch, goes_left);
+                let mid = halves.mid;
+                let expected_left = records.iter().filter(|p| goes_left(&p.centroid())).count();
+                assert_eq!(mid, expected_left, "n {n} threshold {threshold}");
+                assert!(ids[..mid].iter().all(|p| goes_left(&p.centroid())));
+                assert!(ids[mid..].iter().all(|p| !goes_left(&p.centroid())));
+                let mut seen: Vec<u32> = ids.iter().map(PrimRef::id).collect();
+                seen.sort_unstable();
+                assert!(
+                    seen.iter().copied().eq(0..n as u32),
+                    "records lost or repeated"
+                );
+                for (half, range) in [(0, &ids[..mid]), (1, &ids[mid..])] {
+                    let (got, want) = (&halves.summaries[half], NodeSummary::of(range));
+                    assert_eq!(got.node_box.to_aabb(), want.node_box.to_aabb());
+                    assert_eq!(
+                        got.centroid_bounds.to_aabb(),
+                        want.centroid_bounds.to_aabb()
+                    );
+                }
             }
         }
     }
