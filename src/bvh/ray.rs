@@ -30,6 +30,7 @@ pub struct TraversalRay {
 impl TraversalRay {
     /// Prepares `ray` for box tests.
     #[must_use]
+    #[inline(always)]
     pub fn new(ray: &Ray) -> Self {
         let inverse_direction = ray.direction.map(|d| 1.0 / d);
         TraversalRay {

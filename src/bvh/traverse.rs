@@ -1,6 +1,8 @@
 //! The one traversal engine: an iterative descent with a small fixed stack.
 
-use crate::bvh::{ArrayStack, BoundingVolume, Bvh, NodeId, NodeKind, TraversalStack};
+use crate::bvh::{
+    ARRAY_STACK_DEPTH, ArrayStack, BoundingVolume, Bvh, NodeId, NodeKind, TraversalStack,
+};
 use crate::mesh::TriangleId;
 
 /// What a leaf callback tells the traversal to do next.
@@ -32,7 +34,11 @@ impl<V: BoundingVolume> Bvh<V> {
             Visit::Continue
         };
         if self.fits_array_stack() {
-            self.descend(&mut ArrayStack::new(), enter, &mut leaf_range)
+            self.descend(
+                &mut ArrayStack::new(&mut [Default::default(); ARRAY_STACK_DEPTH]),
+                enter,
+                &mut leaf_range,
+            )
         } else {
             self.descend(&mut Vec::new(), enter, &mut leaf_range)
         }

@@ -16,6 +16,7 @@ pub use box_plane::{PlaneSide, aabb_plane_side, obb_plane_side};
 pub use obb_obb::{PARALLEL_EPSILON, boxes_overlap};
 pub use point_triangle::{TriangleClosestPoint, closest_point_on_triangle};
 pub use polytope_sat::{ConvexPolytope, polytopes_overlap};
+pub(crate) use ray_triangle::TriangleLanes;
 pub use ray_triangle::{FaceCulling, TriangleHit, WatertightRay, ray_triangle, segment_triangle};
 pub use segment_aabb::{RayBoxHit, ray_aabb, segment_aabb, segment_overlaps_aabb};
 pub use segment_obb::{ray_obb, segment_obb, segment_overlaps_obb};

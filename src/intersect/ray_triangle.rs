@@ -88,6 +88,7 @@ impl WatertightRay {
     /// Prepares `ray`; `None` when its direction is zero (or so small that
     /// `1/d` overflows) or when any coordinate is NaN or infinite.
     #[must_use]
+    #[inline(always)]
     pub fn new(ray: &Ray) -> Option<Self> {
         if !ray.is_finite() {
             return None;
@@ -163,27 +164,51 @@ impl WatertightRay {
         t_min: Real,
         t_max: Real,
     ) -> Option<TriangleHit> {
-        let a = tri.a - self.origin;
-        let b = tri.b - self.origin;
-        let c = tri.c - self.origin;
-        // Shear and scale the vertices into the ray's frame (the ray is +z).
-        let (ax, ay) = (self.row_x.dot(&a), self.row_y.dot(&a));
-        let (bx, by) = (self.row_x.dot(&b), self.row_y.dot(&b));
-        let (cx, cy) = (self.row_x.dot(&c), self.row_y.dot(&c));
+        self.intersect_lanes(&TriangleLanes::from(tri), t_min, t_max)
+    }
+
+    /// The test itself, on a triangle stored by axis. All three vertices go
+    /// through the shear in the same 4-lane operations (the per-vertex
+    /// arithmetic, and hence watertightness, is that of the scalar form:
+    /// the rows' 1 and 0 entries make every summation order round alike),
+    /// and the three edge functions are one lane-rotated product.
+    #[inline(always)]
+    pub(crate) fn intersect_lanes(
+        &self,
+        tri: &TriangleLanes,
+        t_min: Real,
+        t_max: Real,
+    ) -> Option<TriangleHit> {
+        let o = &self.origin;
+        let (px, py, pz) = (
+            tri.x.map(|v| v - o.x),
+            tri.y.map(|v| v - o.y),
+            tri.z.map(|v| v - o.z),
+        );
+        // Shear and scale the vertices into the ray's frame (the ray is +z):
+        // lane 0, 1, 2 hold a, b, c.
+        let frame = |r: &Vector| -> Lanes {
+            std::array::from_fn(|i| r.x * px[i] + r.y * py[i] + r.z * pz[i])
+        };
+        let (x, y) = (frame(&self.row_x), frame(&self.row_y));
         // Scaled barycentric weights of a, b, c: the edge functions of the
         // opposite edges, evaluated at the origin of the 2-D frame.
-        let mut wa = cx * by - cy * bx;
-        let mut wb = ax * cy - ay * cx;
-        let mut wc = bx * ay - by * ax;
+        let next = |v: &Lanes| [v[1], v[2], v[0], v[3]];
+        let after = |v: &Lanes| [v[2], v[0], v[1], v[3]];
+        let (x1, y1, x2, y2) = (next(&x), next(&y), after(&x), after(&y));
+        let w: Lanes = std::array::from_fn(|i| x2[i] * y1[i] - y2[i] * x1[i]);
+        let [mut wa, mut wb, mut wc, _] = w;
         if wa == 0.0 || wb == 0.0 || wc == 0.0 {
+            let [ax, bx, cx, _] = x;
+            let [ay, by, cy, _] = y;
             wa = edge_function_f64(cx, by, cy, bx);
             wb = edge_function_f64(ax, cy, ay, cx);
             wc = edge_function_f64(bx, ay, by, ax);
         }
-        let negative = wa < 0.0 || wb < 0.0 || wc < 0.0;
-        let positive = wa > 0.0 || wb > 0.0 || wc > 0.0;
+        let negative = (wa < 0.0) | (wb < 0.0) | (wc < 0.0);
+        let positive = (wa > 0.0) | (wb > 0.0) | (wc > 0.0);
         let outside = match self.culling {
-            FaceCulling::Off => negative && positive,
+            FaceCulling::Off => negative & positive,
             FaceCulling::Back => negative,
             FaceCulling::Front => positive,
         };
@@ -196,18 +221,16 @@ impl WatertightRay {
         if det == 0.0 {
             return None;
         }
-        let az = self.row_z.dot(&a);
-        let bz = self.row_z.dot(&b);
-        let cz = self.row_z.dot(&c);
-        let t_scaled = wa * az + wb * bz + wc * cz;
+        let z = frame(&self.row_z);
+        let t_scaled = wa * z[0] + wb * z[1] + wc * z[2];
         let t = t_scaled / det;
         // Written as `!(…)` so that NaN misses.
         if !(t_min <= t && t <= t_max) {
             return None;
         }
-        let finite = [ax, ay, bx, by, cx, cy, az, bz, cz, det, t]
-            .iter()
-            .all(|x| x.is_finite());
+        // `v · 0` is NaN exactly for infinite or NaN `v`.
+        let zero: Lanes = std::array::from_fn(|i| x[i] * 0.0 + y[i] * 0.0 + z[i] * 0.0);
+        let finite = (zero[0] + zero[1]) + (zero[2] + (det * 0.0 + t * 0.0)) == 0.0;
         if !finite {
             return None;
         }
@@ -219,6 +242,41 @@ impl WatertightRay {
             w: wa * inv_det,
             front_face: det > 0.0,
         })
+    }
+}
+
+/// Four lanes of `f32`, the width of one SSE register.
+type Lanes = [Real; 4];
+
+/// A triangle stored by axis, `x = [a.x, b.x, c.x, a.x]` (the fourth lane
+/// repeats `a` so it stays finite), so the watertight test transforms all
+/// three vertices with 4-lane operations. Mesh trees keep their triangles
+/// this way, in leaf order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(16))]
+pub(crate) struct TriangleLanes {
+    x: Lanes,
+    y: Lanes,
+    z: Lanes,
+}
+
+impl From<&Triangle> for TriangleLanes {
+    #[inline(always)]
+    fn from(t: &Triangle) -> Self {
+        TriangleLanes {
+            x: [t.a.x, t.b.x, t.c.x, t.a.x],
+            y: [t.a.y, t.b.y, t.c.y, t.a.y],
+            z: [t.a.z, t.b.z, t.c.z, t.a.z],
+        }
+    }
+}
+
+impl TriangleLanes {
+    /// The triangle back in vertex form.
+    #[inline(always)]
+    pub(crate) fn triangle(&self) -> Triangle {
+        let vertex = |i: usize| Point::new(self.x[i], self.y[i], self.z[i]);
+        Triangle::new(vertex(0), vertex(1), vertex(2))
     }
 }
 

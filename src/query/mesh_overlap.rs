@@ -218,7 +218,11 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
     ) -> bool {
         let depth = (self.a.bvh().depth() + self.b.bvh().depth()) as usize;
         if depth <= ARRAY_STACK_DEPTH {
-            self.kernel(&mut ArrayStack::new(), stats, &mut on_pair)
+            self.kernel(
+                &mut ArrayStack::new(&mut [Default::default(); ARRAY_STACK_DEPTH]),
+                stats,
+                &mut on_pair,
+            )
         } else {
             self.kernel(&mut Vec::new(), stats, &mut on_pair)
         }
@@ -371,7 +375,7 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
             }
             for (tri_b, id_b) in &moved {
                 stats.triangle_tests += 1;
-                if triangles_overlap(tri_a, tri_b)
+                if triangles_overlap(&tri_a, tri_b)
                     && on_pair(TrianglePair { a: id_a, b: *id_b }) == Visit::Stop
                 {
                     return true;

@@ -1,6 +1,7 @@
 //! A mesh together with its tree: the object users build once and query.
 
 use crate::bvh::{BoundingVolume, BuildOptions, Bvh, WideBvh};
+use crate::intersect::TriangleLanes;
 use crate::intersect::triangle_triangle::is_degenerate;
 use crate::math::{Isometry, Point, Real};
 use crate::mesh::{MeshError, TriMesh, TriangleId};
@@ -17,8 +18,9 @@ pub struct MeshTree<V> {
     /// The 4-wide raycast layout, for volumes that have one (see `BoundingVolume::wide_layout`).
     wide: Option<WideBvh>,
     /// The triangles copied in the tree's leaf order, so leaf tests read
-    /// contiguous memory instead of chasing ids → indices → vertices.
-    leaf_triangles: Vec<Triangle>,
+    /// contiguous memory instead of chasing ids → indices → vertices, and
+    /// stored by axis for the 4-lane ray test (48 bytes each).
+    leaf_triangles: Vec<TriangleLanes>,
     /// Per leaf position: false for triangles that can never be hit
     /// (exactly collinear vertices, or a normal that underflows), decided
     /// once here so the ray kernels' hit paths skip the exact predicates.
@@ -54,7 +56,16 @@ impl<V: BoundingVolume> MeshTree<V> {
 
     /// The triangle at position `k` of the leaf order, with its id.
     #[inline(always)]
-    pub(crate) fn leaf_triangle(&self, k: usize) -> (&Triangle, TriangleId) {
+    pub(crate) fn leaf_triangle(&self, k: usize) -> (Triangle, TriangleId) {
+        (
+            self.leaf_triangles[k].triangle(),
+            TriangleId(self.bvh.leaf_order()[k]),
+        )
+    }
+
+    /// The triangle at position `k` of the leaf order as the ray test reads it, with its id.
+    #[inline(always)]
+    pub(crate) fn leaf_lanes(&self, k: usize) -> (&TriangleLanes, TriangleId) {
         (
             &self.leaf_triangles[k],
             TriangleId(self.bvh.leaf_order()[k]),
@@ -134,17 +145,20 @@ fn coordinate_scale(mesh: &TriMesh) -> Real {
         .fold(0.0, Real::max)
 }
 
-fn leaf_triangles<V: BoundingVolume>(mesh: &TriMesh, bvh: &Bvh<V>) -> Vec<Triangle> {
+fn leaf_triangles<V: BoundingVolume>(mesh: &TriMesh, bvh: &Bvh<V>) -> Vec<TriangleLanes> {
     bvh.leaf_order()
         .iter()
-        .map(|&t| mesh.triangle(TriangleId(t)))
+        .map(|&t| TriangleLanes::from(&mesh.triangle(TriangleId(t))))
         .collect()
 }
 
 /// Which triangles rays can hit: those with exact area and a representable normal.
-fn hittable(triangles: &[Triangle]) -> Vec<bool> {
+fn hittable(triangles: &[TriangleLanes]) -> Vec<bool> {
     triangles
         .iter()
-        .map(|t| t.normal().is_some() && !is_degenerate(t))
+        .map(|t| {
+            let t = t.triangle();
+            t.normal().is_some() && !is_degenerate(&t)
+        })
         .collect()
 }

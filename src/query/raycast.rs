@@ -13,7 +13,8 @@
 //! Zero-area triangles never produce hits.
 
 use crate::bvh::{
-    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit,
+    ARRAY_STACK_DEPTH, ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack,
+    Visit,
 };
 use crate::intersect::{TriangleHit, WatertightRay};
 use crate::math::{Real, Vector};
@@ -71,6 +72,7 @@ pub(crate) struct PreparedRay {
 }
 
 impl PreparedRay {
+    #[inline(always)]
     pub(crate) fn new(ray: &Ray, t_min: Real, t_max: Real) -> Option<Self> {
         if !(t_min <= t_max) {
             return None;
@@ -139,7 +141,11 @@ impl<V: BoundingVolume> MeshTree<V> {
             Visit::Continue
         };
         if self.bvh().fits_array_stack() {
-            self.bvh().descend(&mut ArrayStack::new(), enter, collect);
+            self.bvh().descend(
+                &mut ArrayStack::new(&mut [Default::default(); ARRAY_STACK_DEPTH]),
+                enter,
+                collect,
+            );
         } else {
             self.bvh().descend(&mut Vec::new(), enter, collect);
         }
@@ -153,10 +159,8 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// only on the hit path, so the exact predicates never run per query.
     #[inline(always)]
     pub(crate) fn leaf_hit(&self, ray: &PreparedRay, k: usize, t_max: Real) -> Option<LeafHit> {
-        let (tri, triangle) = self.leaf_triangle(k);
-        let hit = ray
-            .triangles
-            .intersect_unless_degenerate(tri, ray.t_min, t_max)?;
+        let (tri, triangle) = self.leaf_lanes(k);
+        let hit = ray.triangles.intersect_lanes(tri, ray.t_min, t_max)?;
         self.leaf_hittable(k).then_some(LeafHit {
             hit,
             position: k,
@@ -230,7 +234,11 @@ impl<V: BoundingVolume> MeshTree<V> {
         if let Some(wide) = self.wide() {
             self.wide_any_hit(wide, ray, &skip)
         } else if self.bvh().fits_array_stack() {
-            self.any_hit_kernel(ray, &skip, &mut ArrayStack::new())
+            self.any_hit_kernel(
+                ray,
+                &skip,
+                &mut ArrayStack::new(&mut [Default::default(); ARRAY_STACK_DEPTH]),
+            )
         } else {
             self.any_hit_kernel(ray, &skip, &mut Vec::new())
         }
@@ -264,7 +272,10 @@ impl<V: BoundingVolume> MeshTree<V> {
         let closest = if let Some(wide) = self.wide() {
             self.wide_closest_hit(wide, ray)
         } else if self.bvh().fits_array_stack() {
-            self.closest_hit_kernel(ray, &mut ArrayStack::new())
+            self.closest_hit_kernel(
+                ray,
+                &mut ArrayStack::new(&mut [Default::default(); ARRAY_STACK_DEPTH]),
+            )
         } else {
             self.closest_hit_kernel(ray, &mut Vec::new())
         };

@@ -7,7 +7,7 @@
 //! then pushes the entered inner children farthest first so the nearest is
 //! popped next, and drops entries that start beyond the current hit.
 
-use crate::bvh::{ArrayStack, TraversalStack, WideBvh, WideNode};
+use crate::bvh::{ARRAY_STACK_DEPTH, ArrayStack, TraversalStack, WideBvh, WideNode};
 use crate::math::Real;
 use crate::mesh::TriangleId;
 use crate::query::MeshTree;
@@ -21,12 +21,18 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
         match (wide.fits_array_stack(), wide.outgrows_cache()) {
-            (true, false) => {
-                self.wide_any_hit_kernel::<false>(wide, ray, skip, &mut ArrayStack::new())
-            }
-            (true, true) => {
-                self.wide_any_hit_kernel::<true>(wide, ray, skip, &mut ArrayStack::new())
-            }
+            (true, false) => self.wide_any_hit_kernel::<false>(
+                wide,
+                ray,
+                skip,
+                &mut ArrayStack::new(&mut [0; ARRAY_STACK_DEPTH]),
+            ),
+            (true, true) => self.wide_any_hit_kernel::<true>(
+                wide,
+                ray,
+                skip,
+                &mut ArrayStack::new(&mut [0; ARRAY_STACK_DEPTH]),
+            ),
             (false, _) => self.wide_any_hit_kernel::<true>(wide, ray, skip, &mut Vec::new()),
         }
     }
@@ -70,10 +76,16 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
 
     pub(crate) fn wide_closest_hit(&self, wide: &WideBvh, ray: &PreparedRay) -> Option<LeafHit> {
         match (wide.fits_array_stack(), wide.outgrows_cache()) {
-            (true, false) => {
-                self.wide_closest_hit_kernel::<false>(wide, ray, &mut ArrayStack::new())
-            }
-            (true, true) => self.wide_closest_hit_kernel::<true>(wide, ray, &mut ArrayStack::new()),
+            (true, false) => self.wide_closest_hit_kernel::<false>(
+                wide,
+                ray,
+                &mut ArrayStack::new(&mut [(0, 0.0); ARRAY_STACK_DEPTH]),
+            ),
+            (true, true) => self.wide_closest_hit_kernel::<true>(
+                wide,
+                ray,
+                &mut ArrayStack::new(&mut [(0, 0.0); ARRAY_STACK_DEPTH]),
+            ),
             (false, _) => self.wide_closest_hit_kernel::<true>(wide, ray, &mut Vec::new()),
         }
     }

@@ -20,7 +20,7 @@
 //! or radius) overlaps nothing.
 
 use crate::bounding_volume::{Aabb, Obb, Sphere};
-use crate::bvh::{ArrayStack, BoundingVolume, NodeId, TraversalStack, Visit};
+use crate::bvh::{ARRAY_STACK_DEPTH, ArrayStack, BoundingVolume, NodeId, TraversalStack, Visit};
 use crate::intersect::{
     boxes_overlap, triangle_overlaps_aabb, triangle_overlaps_obb, triangle_overlaps_sphere,
 };
@@ -202,7 +202,11 @@ impl<V: BoundingVolume> MeshTree<V> {
             return false;
         };
         if self.bvh().fits_array_stack() {
-            self.region_kernel(&region, &mut ArrayStack::new(), &mut on_triangle)
+            self.region_kernel(
+                &region,
+                &mut ArrayStack::new(&mut [Default::default(); ARRAY_STACK_DEPTH]),
+                &mut on_triangle,
+            )
         } else {
             self.region_kernel(&region, &mut Vec::new(), &mut on_triangle)
         }
@@ -222,7 +226,7 @@ impl<V: BoundingVolume> MeshTree<V> {
                 for k in first as usize..(first + count) as usize {
                     let (tri, triangle) = self.leaf_triangle(k);
                     if !tri.is_degenerate()
-                        && region.region.overlaps_triangle(tri)
+                        && region.region.overlaps_triangle(&tri)
                         && on_triangle(triangle) == Visit::Stop
                     {
                         return Visit::Stop;
