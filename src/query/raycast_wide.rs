@@ -135,9 +135,11 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
 }
 
 /// Pushes all entered inner children but the nearest, farthest first,
-/// and returns the nearest. A single entered child skips the
-/// sort; otherwise a five-comparison network sorts the four lanes, with
-/// lanes not entered keyed at +∞ so they sink to the end and are not pushed.
+/// and returns the nearest. One entered child needs no order and two need
+/// one comparison (the most frequent cases: handling two apart from the
+/// network measured bunny closest-hit 242 -> 223 ns); three or four go
+/// through a five-comparison network over the four lanes, with lanes not
+/// entered keyed at +∞ so they sink to the end and are not pushed.
 #[inline(always)]
 fn nearest_inner(
     node: &WideNode,
@@ -148,6 +150,18 @@ fn nearest_inner(
     if inner & (inner - 1) == 0 {
         let lane = inner.trailing_zeros() as usize;
         return (node.inner_child(lane), entries[lane]);
+    }
+    let count = inner.count_ones();
+    if count == 2 {
+        let first = inner.trailing_zeros() as usize;
+        let second = (inner & (inner - 1)).trailing_zeros() as usize;
+        let (a, b) = (
+            (node.inner_child(first), entries[first]),
+            (node.inner_child(second), entries[second]),
+        );
+        let (near, far) = if b.1 < a.1 { (b, a) } else { (a, b) };
+        stack.push(far);
+        return near;
     }
     let key = |lane: usize| {
         let entry = if inner >> lane & 1 != 0 {
@@ -164,7 +178,6 @@ fn nearest_inner(
         keyed[i] = if swap { b } else { a };
         keyed[j] = if swap { a } else { b };
     }
-    let count = inner.count_ones();
     stack.push_if(keyed[3], count >= 4);
     stack.push_if(keyed[2], count >= 3);
     stack.push(keyed[1]);

@@ -29,12 +29,14 @@ impl Triangle {
 
     /// The (unnormalised) normal `(b − a) × (c − a)`; its length is twice the area.
     #[must_use]
+    #[inline]
     pub fn scaled_normal(&self) -> Vector {
         (self.b - self.a).cross(&(self.c - self.a))
     }
 
     /// The unit normal, or `None` for a degenerate (zero-area) triangle.
     #[must_use]
+    #[inline]
     pub fn normal(&self) -> Option<Vector> {
         self.scaled_normal().try_normalize(0.0)
     }
