@@ -203,12 +203,14 @@ impl WideBvh {
 
     /// The nodes; the root is first.
     #[must_use]
+    #[inline]
     pub fn nodes(&self) -> &[WideNode] {
         &self.nodes
     }
 
     /// Longest root-to-leaf path, in wide nodes.
     #[must_use]
+    #[inline]
     pub fn depth(&self) -> u32 {
         self.depth
     }
@@ -233,6 +235,7 @@ impl WideBvh {
 
     /// Bytes of node storage.
     #[must_use]
+    #[inline]
     pub fn bytes(&self) -> usize {
         std::mem::size_of_val(self.nodes.as_slice())
     }

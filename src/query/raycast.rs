@@ -178,11 +178,16 @@ impl<V: BoundingVolume> MeshTree<V> {
         count: u32,
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
-        (first as usize..(first + count) as usize).find_map(|k| {
-            self.leaf_hit(ray, k, ray.t_max)
-                .map(|h| h.triangle)
-                .filter(|&triangle| !skip(triangle))
-        })
+        // A plain loop rather than `find_map`, whose `try_fold` the
+        // compiler kept out of line (a call per leaf).
+        for k in first as usize..(first + count) as usize {
+            if let Some(hit) = self.leaf_hit(ray, k, ray.t_max) {
+                if !skip(hit.triangle) {
+                    return Some(hit.triangle);
+                }
+            }
+        }
+        None
     }
 
     /// Tests the leaf range against the current closest hit, tightening it.

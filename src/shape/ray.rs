@@ -54,6 +54,7 @@ impl Segment {
 
     /// `b − a`.
     #[must_use]
+    #[inline]
     pub fn direction(&self) -> Vector {
         self.b - self.a
     }
@@ -72,6 +73,7 @@ impl Segment {
 
     /// The ray `a + t (b − a)`; the segment is its part with `t ∈ [0, 1]`.
     #[must_use]
+    #[inline]
     pub fn to_ray(&self) -> Ray {
         Ray::new(self.a, self.direction())
     }
