@@ -181,10 +181,10 @@ impl<V: BoundingVolume> MeshTree<V> {
         // A plain loop rather than `find_map`, whose `try_fold` the
         // compiler kept out of line (a call per leaf).
         for k in first as usize..(first + count) as usize {
-            if let Some(hit) = self.leaf_hit(ray, k, ray.t_max) {
-                if !skip(hit.triangle) {
-                    return Some(hit.triangle);
-                }
+            if let Some(hit) = self.leaf_hit(ray, k, ray.t_max)
+                && !skip(hit.triangle)
+            {
+                return Some(hit.triangle);
             }
         }
         None
