@@ -75,6 +75,16 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
         100.0 * blocked as f64 / SEGMENTS as f64,
         100.0 * parry_blocked as f64 / SEGMENTS as f64
     );
+    let per_triangle = |bytes: usize| bytes as f64 / mesh.len() as f64;
+    println!(
+        "raycast {name}: AABB MeshTree {:.0} bytes/triangle beside the mesh (binary tree {:.0}, 4-wide layout {:.0}, leaf triangles {:.0})",
+        per_triangle(aabb.bytes()),
+        per_triangle(aabb.bvh().stats().bytes),
+        per_triangle(aabb.wide().map_or(0, |w| w.bytes())),
+        per_triangle(
+            aabb.bytes() - aabb.bvh().stats().bytes - aabb.wide().map_or(0, |w| w.bytes())
+        ),
+    );
 
     type Run<'a> = Box<dyn FnMut() -> usize + 'a>;
     let runs: Vec<(&str, Run)> = vec![

@@ -478,3 +478,25 @@ fn tiny_and_huge_meshes_keep_their_hits() {
     assert_eq!(answers(1.0 / 16384.0), unit);
     assert_eq!(answers(16384.0), unit);
 }
+
+#[test]
+fn mesh_tree_bytes_count_the_tree_the_wide_layout_and_the_leaf_triangles() {
+    // Each leaf position keeps a 48-byte copy of its triangle (stored by
+    // axis for the ray test) and a one-byte hittable flag.
+    let mesh = data_mesh("bunny.obj");
+    let per_triangle = 48 + 1;
+    let n = mesh.len();
+    let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
+    let wide = aabb
+        .wide()
+        .expect("AABB trees keep a 4-wide layout")
+        .bytes();
+    assert!(wide > 0);
+    assert_eq!(
+        aabb.bytes(),
+        aabb.bvh().stats().bytes + wide + n * per_triangle
+    );
+    let obb = MeshTree::<Obb>::build(mesh, &BuildOptions::gottschalk());
+    assert!(obb.wide().is_none());
+    assert_eq!(obb.bytes(), obb.bvh().stats().bytes + n * per_triangle);
+}

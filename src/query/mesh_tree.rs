@@ -48,6 +48,18 @@ impl<V: BoundingVolume> MeshTree<V> {
         }
     }
 
+    /// Bytes kept beside the mesh: the tree (nodes and leaf order, as
+    /// [`Bvh::stats`] counts them), the 4-wide raycast layout when the
+    /// volume type has one, and the leaf-order copies of the triangles
+    /// (48 bytes each, stored by axis) with their hittable flags.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.bvh.stats().bytes
+            + self.wide.as_ref().map_or(0, WideBvh::bytes)
+            + std::mem::size_of_val(self.leaf_triangles.as_slice())
+            + std::mem::size_of_val(self.leaf_hittable.as_slice())
+    }
+
     /// The 4-wide raycast layout, when the volume type has one.
     #[must_use]
     pub fn wide(&self) -> Option<&WideBvh> {
