@@ -155,9 +155,9 @@ impl Bounds {
 }
 
 /// What one pass over a node's triangles learns: the box around them and
-/// the box around their centroids (the SAH bins span the latter). The pass
-/// that partitions a node also summarises its two halves, so no node needs
-/// a pass of its own for this.
+/// the box around their centroids (the SAH bins span the latter).
+/// [`partition`] summarises both halves it leaves, so a child starts with
+/// its summary.
 #[derive(Clone, Copy, Debug)]
 struct NodeSummary {
     node_box: Bounds,
@@ -192,7 +192,7 @@ struct Halves {
     summaries: [NodeSummary; 2],
 }
 
-/// One builder per thread: shared read-only inputs plus a scratch buffer.
+/// One builder per thread: shared read-only inputs plus scratch buffers.
 struct Builder<'a> {
     mesh: &'a TriMesh,
     options: &'a BuildOptions,
@@ -633,9 +633,9 @@ const PARTITION_BLOCK: usize = 64;
 /// shuffled terrain built 1.8x slower than the same terrain in grid order.
 /// Here blocks of records are classified from both ends into lists of
 /// misplaced offsets without branching, and the lists are then swapped
-/// pairwise (Edelkamp and Weiß, "BlockQuicksort", 2016). The last two
-/// blocks' worth go through `scratch`: each record is written to both free
-/// ends and only the matching end's cursor advances. Both halves are then
+/// pairwise (Edelkamp and Weiß, "BlockQuicksort", 2016). The fewer than
+/// two blocks of records left go through `scratch`: each record is written
+/// to both free ends and only the matching end's cursor advances. Both halves are then
 /// summarised in streaming passes.
 fn partition(
     ids: &mut [PrimRef],
@@ -750,15 +750,33 @@ mod tests {
                     PrimRef::new(&Aabb::new(p, p + Vector::new(0.5, 0.25, 0.125)), id)
                 })
                 .collect();
-            for threshold in [-1.0, 0.3, 0.5, 0.9, 2.0] {
+            // Thresholds on the random keys, then layouts where whole blocks
+            // are misplaced: every record on the wrong side (by id), and
+            // alternating runs of 64.
+            let by_key = [-1.0, 0.3, 0.5, 0.9, 2.0].map(|t| (t, 0));
+            let by_id = [(0.0, 1), (0.0, 2)];
+            for (threshold, layout) in by_key.into_iter().chain(by_id) {
                 let mut ids = records.clone();
-                let goes_left = |c: &Lanes| c[0] < threshold;
-                let halves = partition(&mut ids, &mut scratch, goes_left);
+                let goes_left = |p: &PrimRef| match layout {
+                    0 => p.centroid()[0] < threshold,
+                    1 => p.id() as usize >= n / 2,
+                    _ => p.id() / 64 % 2 == 1,
+                };
+                // The predicate sees a centroid; find its record by the id
+                // packed into the fourth lanes.
+                let by_centroid = |c: &Lanes| {
+                    let p = records.iter().find(|p| p.centroid() == *c);
+                    goes_left(p.expect("a centroid of this node"))
+                };
+                let halves = partition(&mut ids, &mut scratch, by_centroid);
                 let mid = halves.mid;
-                let expected_left = records.iter().filter(|p| goes_left(&p.centroid())).count();
-                assert_eq!(mid, expected_left, "n {n} threshold {threshold}");
-                assert!(ids[..mid].iter().all(|p| goes_left(&p.centroid())));
-                assert!(ids[mid..].iter().all(|p| !goes_left(&p.centroid())));
+                let expected_left = records.iter().filter(|p| goes_left(p)).count();
+                assert_eq!(
+                    mid, expected_left,
+                    "n {n} layout {layout} threshold {threshold}"
+                );
+                assert!(ids[..mid].iter().all(&goes_left));
+                assert!(ids[mid..].iter().all(|p| !goes_left(p)));
                 let mut seen: Vec<u32> = ids.iter().map(PrimRef::id).collect();
                 seen.sort_unstable();
                 assert!(

@@ -150,24 +150,14 @@ impl WatertightRay {
     #[must_use]
     #[inline(always)]
     pub fn intersect(&self, tri: &Triangle, t_min: Real, t_max: Real) -> Option<TriangleHit> {
-        self.intersect_unless_degenerate(tri, t_min, t_max)
+        self.intersect_lanes(&TriangleLanes::from(tri), t_min, t_max)
             .filter(|_| !is_degenerate(tri))
     }
 
-    /// [`WatertightRay::intersect`] without the exact collinearity check:
-    /// for callers that decided once, per triangle, that it has area (the
-    /// mesh trees keep that flag), so the hit path stays free of it.
-    #[inline(always)]
-    pub(crate) fn intersect_unless_degenerate(
-        &self,
-        tri: &Triangle,
-        t_min: Real,
-        t_max: Real,
-    ) -> Option<TriangleHit> {
-        self.intersect_lanes(&TriangleLanes::from(tri), t_min, t_max)
-    }
-
-    /// The test itself, on a triangle stored by axis. All three vertices go
+    /// [`WatertightRay::intersect`] without the exact collinearity check, on
+    /// a triangle stored by axis: for the mesh trees, which decide once per
+    /// triangle whether it can be hit and keep that flag, so the hit path
+    /// stays free of the exact predicates. All three vertices go
     /// through the shear in the same 4-lane operations (the per-vertex
     /// arithmetic, and hence watertightness, is that of the scalar form:
     /// the rows' 1 and 0 entries make every summation order round alike),
@@ -249,8 +239,8 @@ impl WatertightRay {
 type Lanes = [Real; 4];
 
 /// A triangle stored by axis, `x = [a.x, b.x, c.x, a.x]` (the fourth lane
-/// repeats `a` so it stays finite), so the watertight test transforms all
-/// three vertices with 4-lane operations. Mesh trees keep their triangles
+/// is padding whose results are never read), so the watertight test
+/// transforms all three vertices with 4-lane operations. Mesh trees keep their triangles
 /// this way, in leaf order.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(16))]
@@ -328,6 +318,97 @@ mod tests {
         let (sx, sy) = (d[kx] * sz, d[ky] * sz);
         let a = p - ray.origin;
         [a[kx] - sx * a[kz], a[ky] - sy * a[kz], sz * a[kz]]
+    }
+
+    /// The whole test in the paper's indexed, per-vertex scalar form
+    /// (culling off, no degeneracy check): the reference the 4-lane
+    /// version must match bit for bit.
+    fn paper_intersect(ray: &Ray, tri: &Triangle) -> Option<TriangleHit> {
+        let [ax, ay, az] = paper_transform(ray, &tri.a);
+        let [bx, by, bz] = paper_transform(ray, &tri.b);
+        let [cx, cy, cz] = paper_transform(ray, &tri.c);
+        let mut wa = cx * by - cy * bx;
+        let mut wb = ax * cy - ay * cx;
+        let mut wc = bx * ay - by * ax;
+        if wa == 0.0 || wb == 0.0 || wc == 0.0 {
+            wa = edge_function_f64(cx, by, cy, bx);
+            wb = edge_function_f64(ax, cy, ay, cx);
+            wc = edge_function_f64(bx, ay, by, ax);
+        }
+        let negative = wa < 0.0 || wb < 0.0 || wc < 0.0;
+        let positive = wa > 0.0 || wb > 0.0 || wc > 0.0;
+        let det = wa + wb + wc;
+        if (negative && positive) || det == 0.0 {
+            return None;
+        }
+        let t = (wa * az + wb * bz + wc * cz) / det;
+        let values = [ax, ay, bx, by, cx, cy, az, bz, cz, det, t];
+        let in_range = (0.0..=Real::INFINITY).contains(&t);
+        if !in_range || !values.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        let inv_det = 1.0 / det;
+        Some(TriangleHit {
+            t,
+            u: wb * inv_det,
+            v: wc * inv_det,
+            w: wa * inv_det,
+            front_face: det > 0.0,
+        })
+    }
+
+    #[test]
+    fn four_lane_test_matches_the_papers_scalar_form_exactly() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Small integers (exact ties, zero edge functions) mixed with
+            // fractions at two scales.
+            let x = (state >> 40) as Real / (1u64 << 24) as Real * 2.0 - 1.0;
+            match state % 5 {
+                0 => (x * 4.0).round(),
+                1 => x * 1000.0,
+                _ => x,
+            }
+        };
+        let (mut hits, mut zero_edges) = (0, 0);
+        for _ in 0..200_000 {
+            let origin = Point::new(next(), next(), next());
+            let tri = Triangle::new(
+                Point::new(next(), next(), next()),
+                Point::new(next(), next(), next()),
+                Point::new(next(), next(), next()),
+            );
+            // Aim at a vertex, an edge midpoint or a random point.
+            let target = match (next() * 1000.0).abs() as u32 % 3 {
+                0 => tri.a,
+                1 => Point::from((tri.b.coords + tri.c.coords) * 0.5),
+                _ => Point::new(next(), next(), next()),
+            };
+            let ray = Ray::new(origin, target - origin);
+            let Some(prepared) = WatertightRay::new(&ray) else {
+                continue;
+            };
+            let ours = prepared.intersect_lanes(&TriangleLanes::from(&tri), 0.0, Real::INFINITY);
+            let paper = paper_intersect(&ray, &tri);
+            assert_eq!(ours.is_some(), paper.is_some(), "{ray:?} {tri:?}");
+            if let (Some(o), Some(p)) = (ours, paper) {
+                // Equal values: bit for bit, except that a zero's sign may
+                // differ (adding the rows' exact zeros), which never matters.
+                let values = |h: &TriangleHit| [h.t, h.u, h.v, h.w];
+                assert_eq!(values(&o), values(&p), "{ray:?} {tri:?}");
+                assert_eq!(o.front_face, p.front_face);
+                hits += 1;
+                zero_edges += usize::from(o.u == 0.0 || o.v == 0.0 || o.w == 0.0);
+            }
+        }
+        // The inputs reach both the hit path and the zero-edge fallback.
+        assert!(
+            hits > 10_000 && zero_edges > 100,
+            "{hits} hits, {zero_edges} on an edge"
+        );
     }
 
     #[test]

@@ -36,6 +36,7 @@ impl Ray {
 
     /// True when origin and direction are finite.
     #[must_use]
+    #[inline]
     pub fn is_finite(&self) -> bool {
         let (o, d) = (&self.origin, &self.direction);
         // `x · 0` is 0 for finite `x` and NaN for ±∞ or NaN: one comparison
