@@ -320,6 +320,24 @@ mod tests {
         [a[kx] - sx * a[kz], a[ky] - sy * a[kz], sz * a[kz]]
     }
 
+    /// Pseudo-random coordinates (xorshift): small integers (exact ties
+    /// between components, zero edge functions) mixed with fractions at two
+    /// scales and both signs.
+    fn mixed_coordinates(seed: u64) -> impl FnMut() -> Real {
+        let mut state = seed;
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let x = (state >> 40) as Real / (1u64 << 24) as Real * 2.0 - 1.0;
+            match state % 5 {
+                0 => (x * 4.0).round(),
+                1 => x * 1000.0,
+                _ => x,
+            }
+        }
+    }
+
     /// The whole test in the paper's indexed, per-vertex scalar form
     /// (culling off, no degeneracy check): the reference the 4-lane
     /// version must match bit for bit.
@@ -359,20 +377,7 @@ mod tests {
 
     #[test]
     fn four_lane_test_matches_the_papers_scalar_form_exactly() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            // Small integers (exact ties, zero edge functions) mixed with
-            // fractions at two scales.
-            let x = (state >> 40) as Real / (1u64 << 24) as Real * 2.0 - 1.0;
-            match state % 5 {
-                0 => (x * 4.0).round(),
-                1 => x * 1000.0,
-                _ => x,
-            }
-        };
+        let mut next = mixed_coordinates(0x9e37_79b9_7f4a_7c15);
         let (mut hits, mut zero_edges) = (0, 0);
         for _ in 0..200_000 {
             let origin = Point::new(next(), next(), next());
@@ -413,19 +418,7 @@ mod tests {
 
     #[test]
     fn folded_rows_round_exactly_like_the_papers_permutation() {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            // Mixed scales and signs, with exact ties between components.
-            let x = (state >> 40) as Real / (1u64 << 24) as Real * 2.0 - 1.0;
-            if state.is_multiple_of(7) {
-                x.round()
-            } else {
-                x * 1000.0
-            }
-        };
+        let mut next = mixed_coordinates(0x2545_f491_4f6c_dd1d);
         for _ in 0..100_000 {
             let ray = Ray::new(
                 Point::new(next(), next(), next()),
