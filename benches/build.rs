@@ -12,7 +12,7 @@ use std::hint::black_box;
 
 use boxtree::bvh::{BoundingVolume, BuildOptions, ObbFit};
 use boxtree::{AabbTree, Bvh, ObbTree, Point, TriMesh};
-use common::{median_ms, pp};
+use common::{SplitMix, median_ms, pp};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn workloads() -> Vec<(String, TriMesh)> {
@@ -23,6 +23,18 @@ fn workloads() -> Vec<(String, TriMesh)> {
             (format!("terrain {}k", mesh.len() / 1000), mesh)
         })
         .collect();
+    // The same 100k terrain with its triangles in random order, as scanned
+    // and modelled meshes store them: the grid order above keeps a
+    // builder's partition branches predictable, this one does not.
+    let grid = &meshes[1].1;
+    let mut shuffled = grid.indices().to_vec();
+    let mut rng = SplitMix(0x5_4ff1e);
+    for i in (1..shuffled.len()).rev() {
+        shuffled.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+    }
+    let shuffled =
+        TriMesh::new(grid.vertices().to_vec(), shuffled).expect("a permutation of a valid mesh");
+    meshes.push(("terrain 100k shuffled".into(), shuffled));
     meshes.push((
         "icosphere 82k".into(),
         TriMesh::icosphere(Point::origin(), 1.0, 6),

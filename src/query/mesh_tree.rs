@@ -69,19 +69,19 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// The triangle at position `k` of the leaf order, with its id.
     #[inline(always)]
     pub(crate) fn leaf_triangle(&self, k: usize) -> (Triangle, TriangleId) {
-        (
-            self.leaf_triangles[k].triangle(),
-            TriangleId(self.bvh.leaf_order()[k]),
-        )
+        (self.leaf_triangles[k].triangle(), self.leaf_id(k))
     }
 
-    /// The triangle at position `k` of the leaf order as the ray test reads it, with its id.
+    /// The triangle at position `k` of the leaf order as the ray test reads it.
     #[inline(always)]
-    pub(crate) fn leaf_lanes(&self, k: usize) -> (&TriangleLanes, TriangleId) {
-        (
-            &self.leaf_triangles[k],
-            TriangleId(self.bvh.leaf_order()[k]),
-        )
+    pub(crate) fn leaf_ray_triangle(&self, k: usize) -> &TriangleLanes {
+        &self.leaf_triangles[k]
+    }
+
+    /// The id of the triangle at position `k` of the leaf order.
+    #[inline(always)]
+    pub(crate) fn leaf_id(&self, k: usize) -> TriangleId {
+        TriangleId(self.bvh.leaf_order()[k])
     }
 
     /// False when the triangle at leaf position `k` can never be hit by a ray.

@@ -159,12 +159,13 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// only on the hit path, so the exact predicates never run per query.
     #[inline(always)]
     pub(crate) fn leaf_hit(&self, ray: &PreparedRay, k: usize, t_max: Real) -> Option<LeafHit> {
-        let (tri, triangle) = self.leaf_lanes(k);
+        let tri = self.leaf_ray_triangle(k);
         let hit = ray.triangles.intersect_lanes(tri, ray.t_min, t_max)?;
-        self.leaf_hittable(k).then_some(LeafHit {
+        // The id and the flag are read only for hits.
+        self.leaf_hittable(k).then(|| LeafHit {
             hit,
             position: k,
-            triangle,
+            triangle: self.leaf_id(k),
         })
     }
 
