@@ -1,6 +1,8 @@
 //! Line-of-sight (any-hit) and closest-hit segment queries, boxtree beside
 //! parry3d on the same mesh and the same 1,000,000 fixed camera-to-target
-//! segments, single-threaded and batched.
+//! segments: one query per call, a batch answered on one thread (whose
+//! descents are interleaved to overlap memory latency), and a batch on all
+//! cores.
 //!
 //! Run with `cargo bench --bench raycast`. Each configuration prints a
 //! `raycast` line with ns/query, Mrays/s, the blocked fraction and the
@@ -11,7 +13,7 @@ mod common;
 use std::hint::black_box;
 
 use boxtree::bvh::BuildOptions;
-use boxtree::{Aabb, MeshTree, PackedObb, Point, Segment, TriMesh};
+use boxtree::{Aabb, MeshTree, PackedObb, Point, Ray, Segment, TriMesh};
 use common::{SplitMix, median_ns_per_item, pp, pv};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use parry3d::query::RayCast;
@@ -56,6 +58,7 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
         mesh.indices().to_vec(),
     )
     .expect("valid mesh");
+    let rays: Vec<Ray> = segments.iter().map(Segment::to_ray).collect();
     let parry_rays: Vec<parry3d::query::Ray> = segments
         .iter()
         .map(|s| parry3d::query::Ray::new(pp(&s.a), pv(&s.direction())))
@@ -143,6 +146,24 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
                 segments
                     .iter()
                     .filter(|s| obb.segment_closest_hit(black_box(s)).is_some())
+                    .count()
+            }),
+        ),
+        (
+            "aabb any-hit batch, one thread (interleaved)",
+            Box::new(|| {
+                aabb.segments_any_hit_serial(black_box(segments))
+                    .iter()
+                    .filter(|h| h.is_some())
+                    .count()
+            }),
+        ),
+        (
+            "aabb closest-hit batch, one thread (interleaved)",
+            Box::new(|| {
+                aabb.rays_closest_hit_serial(black_box(&rays), 1.0)
+                    .iter()
+                    .filter(|h| h.is_some())
                     .count()
             }),
         ),

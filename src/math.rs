@@ -30,3 +30,56 @@ pub fn is_finite_point(p: &Point) -> bool {
 pub fn is_finite_vector(v: &Vector) -> bool {
     v.iter().all(|c| c.is_finite())
 }
+
+/// Bits of an id carried per float by [`id_to_lanes`].
+const ID_BITS_PER_LANE: u32 = 23;
+/// The bits of `1.0`: every carrier float lies in `[1, 2)`.
+const ONE_BITS: u32 = 0x3f80_0000;
+
+/// A 32-bit id carried in the mantissas of two floats of `[1, 2)`, so that
+/// SIMD lanes holding it stay normal numbers: the arithmetic the other
+/// lanes need never meets a NaN, an infinity or a slow denormal there.
+#[must_use]
+#[inline(always)]
+pub(crate) fn id_to_lanes(id: u32) -> [Real; 2] {
+    let mantissa = (1 << ID_BITS_PER_LANE) - 1;
+    [
+        Real::from_bits(ONE_BITS | (id & mantissa)),
+        Real::from_bits(ONE_BITS | (id >> ID_BITS_PER_LANE)),
+    ]
+}
+
+/// The id that [`id_to_lanes`] stored in `low` and `high`.
+#[must_use]
+#[inline(always)]
+pub(crate) fn id_from_lanes(low: Real, high: Real) -> u32 {
+    let mantissa = (1 << ID_BITS_PER_LANE) - 1;
+    (low.to_bits() & mantissa) | (high.to_bits() & mantissa) << ID_BITS_PER_LANE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_survive_the_trip_through_two_normal_floats() {
+        for id in [
+            0,
+            1,
+            5,
+            (1 << 23) - 1,
+            1 << 23,
+            123_456_789,
+            u32::MAX - 1,
+            u32::MAX,
+        ] {
+            let lanes = id_to_lanes(id);
+            assert!(
+                lanes
+                    .iter()
+                    .all(|v| v.is_normal() && (1.0..2.0).contains(v))
+            );
+            assert_eq!(id_from_lanes(lanes[0], lanes[1]), id);
+        }
+    }
+}

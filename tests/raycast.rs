@@ -447,6 +447,92 @@ fn batch_answers_equal_serial_answers_in_order() {
     assert_eq!(closest, serial_closest);
 }
 
+/// A batch mixing ordinary segments with ones that give no descent (NaN,
+/// infinite, zero length) or end exactly on a vertex, in irregular runs.
+fn awkward_batch(mesh: &TriMesh, count: usize, seed: u64) -> Vec<Segment> {
+    let mut segments = random_segments(mesh, count, seed);
+    let vertex = mesh.vertices()[7];
+    for (k, s) in segments.iter_mut().enumerate() {
+        match k % 37 {
+            3 => s.b.x = Real::NAN,
+            11 => s.a.y = Real::INFINITY,
+            19..=21 => s.b = s.a,
+            29 => s.b = vertex,
+            _ => {}
+        }
+    }
+    segments
+}
+
+#[test]
+fn batches_interleaved_on_one_thread_answer_exactly_as_one_query_at_a_time() {
+    // The large tree takes the interleaved kernels (its wide nodes exceed
+    // the 1 MiB threshold); the bunny takes the one-at-a-time fallback.
+    let large = TriMesh::terrain(150, 100.0, 6.0, 5).merged(&TriMesh::icosphere(
+        Point::new(0.0, 0.0, 4.0),
+        5.0,
+        3,
+    ));
+    for mesh in [large, data_mesh("bunny.obj")] {
+        let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
+        // Batch sizes below, at and above the number of descents in flight.
+        for (count, seed) in [(0, 1), (1, 2), (3, 3), (8, 4), (9, 5), (4001, 6)] {
+            let segments = awkward_batch(&mesh, count, seed);
+            let one_by_one: Vec<_> = segments.iter().map(|s| tree.segment_any_hit(s)).collect();
+            assert_eq!(tree.segments_any_hit_serial(&segments), one_by_one);
+            assert_eq!(tree.segments_any_hit(&segments), one_by_one);
+
+            let rays: Vec<Ray> = segments.iter().map(|s| s.to_ray()).collect();
+            for t_max in [1.0, 0.5, Real::INFINITY] {
+                let one_by_one: Vec<_> = rays
+                    .iter()
+                    .map(|r| tree.ray_closest_hit(r, 0.0, t_max))
+                    .collect();
+                assert_eq!(tree.rays_closest_hit_serial(&rays, t_max), one_by_one);
+                assert_eq!(tree.rays_closest_hit(&rays, t_max), one_by_one);
+            }
+
+            // Line of sight with margins and an ignore list that holds
+            // some of the blockers the plain query finds.
+            let eye = segments.first().map_or(Point::origin(), |s| s.a);
+            let targets: Vec<Point> = segments.iter().map(|s| s.b).collect();
+            let blockers = targets
+                .iter()
+                .filter_map(|t| {
+                    tree.line_of_sight(&eye, t, &SightOptions::default())
+                        .blocker()
+                })
+                .step_by(2);
+            let options = SightOptions::default()
+                .with_endpoint_margins(0.01, 0.02)
+                .ignoring(blockers);
+            let one_by_one: Vec<_> = targets
+                .iter()
+                .map(|t| tree.line_of_sight(&eye, t, &options))
+                .collect();
+            assert_eq!(
+                tree.line_of_sight_many_serial(&eye, &targets, &options),
+                one_by_one
+            );
+            assert_eq!(
+                tree.line_of_sight_many(&eye, &targets, &options),
+                one_by_one
+            );
+            if count > 100 {
+                let kinds = |v: Visibility| {
+                    one_by_one
+                        .iter()
+                        .filter(|&&a| std::mem::discriminant(&a) == std::mem::discriminant(&v))
+                        .count()
+                };
+                assert!(kinds(Visibility::Visible) > 0);
+                assert!(kinds(Visibility::Blocked(TriangleId(0))) > 0);
+                assert!(kinds(Visibility::Invalid) > 0);
+            }
+        }
+    }
+}
+
 #[test]
 fn tiny_and_huge_meshes_keep_their_hits() {
     // No absolute epsilon: the same scene at 1e-4 and 1e4 scale answers the same.
@@ -482,9 +568,9 @@ fn tiny_and_huge_meshes_keep_their_hits() {
 #[test]
 fn mesh_tree_bytes_count_the_tree_the_wide_layout_and_the_leaf_triangles() {
     // Each leaf position keeps a 48-byte copy of its triangle (stored by
-    // axis for the ray test) and a one-byte hittable flag.
+    // axis for the ray test, with its id and hittable flag).
     let mesh = data_mesh("bunny.obj");
-    let per_triangle = 48 + 1;
+    let per_triangle = 48;
     let n = mesh.len();
     let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
     let wide = aabb

@@ -43,6 +43,27 @@ impl<'a, T: Copy> ArrayStack<'a, T> {
     pub fn new(items: &'a mut [T; ARRAY_STACK_DEPTH]) -> Self {
         ArrayStack { items, len: 0 }
     }
+
+    /// A stack over `items` whose first `len` entries are pending: resumes
+    /// a descent that was parked (batched kernels interleave several).
+    #[inline(always)]
+    pub(crate) fn resume(items: &'a mut [T; ARRAY_STACK_DEPTH], len: usize) -> Self {
+        ArrayStack { items, len }
+    }
+
+    /// Number of pending entries.
+    #[must_use]
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when no entry is pending.
+    #[must_use]
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 impl<T: Copy> TraversalStack<T> for ArrayStack<'_, T> {

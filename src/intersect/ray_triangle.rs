@@ -22,7 +22,8 @@
 //! and non-finite input never hit either.
 
 use crate::intersect::triangle_triangle::is_degenerate;
-use crate::math::{Point, Real, Vector};
+use crate::math::{Point, Real, Vector, id_from_lanes, id_to_lanes};
+use crate::mesh::TriangleId;
 use crate::shape::{Ray, Segment, Triangle};
 
 /// Which sides of a triangle a ray may hit. The front face is the side the
@@ -238,10 +239,12 @@ impl WatertightRay {
 /// Four lanes of `f32`, the width of one SSE register.
 type Lanes = [Real; 4];
 
-/// A triangle stored by axis, `x = [a.x, b.x, c.x, a.x]` (the fourth lane
-/// is padding whose results are never read), so the watertight test
-/// transforms all three vertices with 4-lane operations. Mesh trees keep their triangles
-/// this way, in leaf order.
+/// A triangle stored by axis, `x = [a.x, b.x, c.x, ·]`, so the watertight
+/// test transforms all three vertices with 4-lane operations. The test
+/// never reads the fourth lane's results, so mesh trees (which keep their
+/// triangles this way, in leaf order) store the triangle's id and whether
+/// rays can hit it there ([`TriangleLanes::tagged`]): a hit then needs no
+/// other memory than the triangle's own lines.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(16))]
 pub(crate) struct TriangleLanes {
@@ -262,6 +265,34 @@ impl From<&Triangle> for TriangleLanes {
 }
 
 impl TriangleLanes {
+    /// `tri` with `id` and its hittable flag in the fourth lanes, as normal
+    /// floats (see [`crate::math::id_to_lanes`]): `x` and `y` carry the id,
+    /// `z` is `+1` for a triangle rays can hit and `−1` otherwise.
+    #[must_use]
+    pub(crate) fn tagged(tri: &Triangle, id: TriangleId, hittable: bool) -> Self {
+        let [low, high] = id_to_lanes(id.0);
+        let flag = if hittable { 1.0 } else { -1.0 };
+        TriangleLanes {
+            x: [tri.a.x, tri.b.x, tri.c.x, low],
+            y: [tri.a.y, tri.b.y, tri.c.y, high],
+            z: [tri.a.z, tri.b.z, tri.c.z, flag],
+        }
+    }
+
+    /// The id stored by [`TriangleLanes::tagged`].
+    #[must_use]
+    #[inline(always)]
+    pub(crate) fn id(&self) -> TriangleId {
+        TriangleId(id_from_lanes(self.x[3], self.y[3]))
+    }
+
+    /// The flag stored by [`TriangleLanes::tagged`]: false when rays can never hit it.
+    #[must_use]
+    #[inline(always)]
+    pub(crate) fn hittable(&self) -> bool {
+        self.z[3] > 0.0
+    }
+
     /// The triangle back in vertex form.
     #[inline(always)]
     pub(crate) fn triangle(&self) -> Triangle {

@@ -1,26 +1,23 @@
 //! Batch execution: on rayon's pool with the `parallel` feature, serially
 //! otherwise; answers always in the input order and equal to the serial ones.
 
-/// Smallest number of queries handed to one rayon task.
-#[cfg(feature = "parallel")]
-const MIN_QUERIES_PER_TASK: usize = 256;
+/// Queries per chunk of [`fill_batch`]: enough that a chunk's interleaved
+/// descents rarely run short of work, few enough to spread small batches.
+const CHUNK: usize = 256;
 
-/// `items.iter().map(f).collect()`, on all cores when the feature is on.
-pub(crate) fn map_batch<T: Sync, R: Send>(
-    items: &[T],
-    f: impl Fn(&T) -> R + Sync + Send,
-) -> Vec<R> {
+/// Fills `out` chunk by chunk: `fill(offset, chunk)` answers queries
+/// `offset .. offset + chunk.len()` on one thread; the chunks run on all
+/// cores when the feature is on.
+pub(crate) fn fill_batch<R: Send>(out: &mut [R], fill: impl Fn(usize, &mut [R]) + Sync + Send) {
     #[cfg(feature = "parallel")]
     {
         use rayon::prelude::*;
-        items
-            .par_iter()
-            .with_min_len(MIN_QUERIES_PER_TASK)
-            .map(f)
-            .collect()
+        out.par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(i, chunk)| fill(i * CHUNK, chunk));
     }
     #[cfg(not(feature = "parallel"))]
     {
-        items.iter().map(f).collect()
+        fill(0, out);
     }
 }

@@ -9,9 +9,9 @@
 use crate::bvh::BoundingVolume;
 use crate::math::{Point, Real};
 use crate::mesh::TriangleId;
-use crate::query::MeshTree;
-use crate::query::batch::map_batch;
+use crate::query::batch::fill_batch;
 use crate::query::raycast::PreparedRay;
+use crate::query::{MeshTree, RayHit};
 use crate::shape::{Ray, Segment};
 
 /// What may be ignored when deciding whether a segment is blocked.
@@ -41,6 +41,15 @@ impl Visibility {
     #[must_use]
     pub fn is_visible(self) -> bool {
         self == Visibility::Visible
+    }
+
+    /// The blocking triangle, for [`Visibility::Blocked`].
+    #[must_use]
+    pub fn blocker(self) -> Option<TriangleId> {
+        match self {
+            Visibility::Blocked(triangle) => Some(triangle),
+            _ => None,
+        }
     }
 }
 
@@ -74,26 +83,14 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// shorter than the two margins together) is visible.
     #[must_use]
     pub fn line_of_sight(&self, eye: &Point, target: &Point, options: &SightOptions) -> Visibility {
-        let segment = Segment::new(*eye, *target);
-        let length = segment.length();
-        if !length.is_finite() {
-            return Visibility::Invalid;
-        }
-        if length == 0.0 {
-            return Visibility::Visible;
-        }
-        let t_min = options.ignore_near_eye.max(0.0) / length;
-        let t_max = 1.0 - options.ignore_near_target.max(0.0) / length;
-        let Some(ray) = PreparedRay::new(&Ray::new(*eye, segment.direction()), t_min, t_max) else {
-            return Visibility::Visible;
-        };
-        match self.any_hit_prepared(&ray, |t| options.ignores(t)) {
-            Some(triangle) => Visibility::Blocked(triangle),
-            None => Visibility::Visible,
+        match sight_ray(eye, target, options) {
+            Ok(ray) => blocked_by(self.any_hit_prepared(&ray, |t| options.ignores(t))),
+            Err(answer) => answer,
         }
     }
 
-    /// [`MeshTree::line_of_sight`] from one eye to many targets, in the targets' order.
+    /// [`MeshTree::line_of_sight`] from one eye to many targets, in the
+    /// targets' order (on all cores with the `parallel` feature).
     #[must_use]
     pub fn line_of_sight_many(
         &self,
@@ -101,18 +98,135 @@ impl<V: BoundingVolume> MeshTree<V> {
         targets: &[Point],
         options: &SightOptions,
     ) -> Vec<Visibility> {
-        map_batch(targets, |target| self.line_of_sight(eye, target, options))
+        let mut out = vec![Visibility::Visible; targets.len()];
+        fill_batch(&mut out, |offset, chunk| {
+            let targets = &targets[offset..offset + chunk.len()];
+            self.line_of_sight_into(eye, targets, options, chunk);
+        });
+        out
     }
 
-    /// [`MeshTree::segment_any_hit`] for many segments, in their order.
+    /// [`MeshTree::line_of_sight_many`] on the calling thread (for callers
+    /// with their own job system); see [`MeshTree::segments_any_hit_serial`].
+    #[must_use]
+    pub fn line_of_sight_many_serial(
+        &self,
+        eye: &Point,
+        targets: &[Point],
+        options: &SightOptions,
+    ) -> Vec<Visibility> {
+        let mut out = vec![Visibility::Visible; targets.len()];
+        self.line_of_sight_into(eye, targets, options, &mut out);
+        out
+    }
+
+    fn line_of_sight_into(
+        &self,
+        eye: &Point,
+        targets: &[Point],
+        options: &SightOptions,
+        out: &mut [Visibility],
+    ) {
+        for (answer, target) in out.iter_mut().zip(targets) {
+            if let Err(early) = sight_ray(eye, target, options) {
+                *answer = early;
+            }
+        }
+        self.any_hit_stream(
+            targets.len(),
+            #[inline(always)]
+            |q| sight_ray(eye, &targets[q], options).ok(),
+            |t| options.ignores(t),
+            |q, blocker| out[q] = blocked_by(blocker),
+        );
+    }
+
+    /// [`MeshTree::segment_any_hit`] for many segments, in their order (on
+    /// all cores with the `parallel` feature).
     #[must_use]
     pub fn segments_any_hit(&self, segments: &[Segment]) -> Vec<Option<TriangleId>> {
-        map_batch(segments, |s| self.segment_any_hit(s))
+        let mut out = vec![None; segments.len()];
+        fill_batch(&mut out, |offset, chunk| {
+            self.segments_any_hit_into(&segments[offset..offset + chunk.len()], chunk);
+        });
+        out
     }
 
-    /// [`MeshTree::ray_closest_hit`] for many rays sharing one `t_max`, in their order.
+    /// [`MeshTree::segment_any_hit`] for many segments on the calling thread,
+    /// in their order. On trees larger than the caches the descents of
+    /// several segments are interleaved so that their memory latencies
+    /// overlap (see `raycast_stream.rs`); the answers are exactly those of
+    /// one call per segment.
     #[must_use]
-    pub fn rays_closest_hit(&self, rays: &[Ray], t_max: Real) -> Vec<Option<crate::query::RayHit>> {
-        map_batch(rays, |r| self.ray_closest_hit(r, 0.0, t_max))
+    pub fn segments_any_hit_serial(&self, segments: &[Segment]) -> Vec<Option<TriangleId>> {
+        let mut out = vec![None; segments.len()];
+        self.segments_any_hit_into(segments, &mut out);
+        out
+    }
+
+    fn segments_any_hit_into(&self, segments: &[Segment], out: &mut [Option<TriangleId>]) {
+        self.any_hit_stream(
+            segments.len(),
+            #[inline(always)]
+            |q| PreparedRay::new(&segments[q].to_ray(), 0.0, 1.0),
+            |_| false,
+            |q, blocker| out[q] = blocker,
+        );
+    }
+
+    /// [`MeshTree::ray_closest_hit`] for many rays sharing one `t_max`, in
+    /// their order (on all cores with the `parallel` feature).
+    #[must_use]
+    pub fn rays_closest_hit(&self, rays: &[Ray], t_max: Real) -> Vec<Option<RayHit>> {
+        let mut out = vec![None; rays.len()];
+        fill_batch(&mut out, |offset, chunk| {
+            self.rays_closest_hit_into(&rays[offset..offset + chunk.len()], t_max, chunk);
+        });
+        out
+    }
+
+    /// [`MeshTree::rays_closest_hit`] on the calling thread; see
+    /// [`MeshTree::segments_any_hit_serial`].
+    #[must_use]
+    pub fn rays_closest_hit_serial(&self, rays: &[Ray], t_max: Real) -> Vec<Option<RayHit>> {
+        let mut out = vec![None; rays.len()];
+        self.rays_closest_hit_into(rays, t_max, &mut out);
+        out
+    }
+
+    fn rays_closest_hit_into(&self, rays: &[Ray], t_max: Real, out: &mut [Option<RayHit>]) {
+        self.closest_hit_stream(
+            rays.len(),
+            #[inline(always)]
+            |q| PreparedRay::new(&rays[q], 0.0, t_max),
+            |q, hit| out[q] = hit,
+        );
+    }
+}
+
+/// The prepared segment from `eye` to `target` minus the margins, or the
+/// answer when no descent is needed (invalid input, or nothing left).
+fn sight_ray(
+    eye: &Point,
+    target: &Point,
+    options: &SightOptions,
+) -> Result<PreparedRay, Visibility> {
+    let segment = Segment::new(*eye, *target);
+    let length = segment.length();
+    if !length.is_finite() {
+        return Err(Visibility::Invalid);
+    }
+    if length == 0.0 {
+        return Err(Visibility::Visible);
+    }
+    let t_min = options.ignore_near_eye.max(0.0) / length;
+    let t_max = 1.0 - options.ignore_near_target.max(0.0) / length;
+    PreparedRay::new(&Ray::new(*eye, segment.direction()), t_min, t_max).ok_or(Visibility::Visible)
+}
+
+fn blocked_by(blocker: Option<TriangleId>) -> Visibility {
+    match blocker {
+        Some(triangle) => Visibility::Blocked(triangle),
+        None => Visibility::Visible,
     }
 }

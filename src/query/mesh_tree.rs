@@ -18,13 +18,13 @@ pub struct MeshTree<V> {
     /// The 4-wide raycast layout, for volumes that have one (see `BoundingVolume::wide_layout`).
     wide: Option<WideBvh>,
     /// The triangles copied in the tree's leaf order, so leaf tests read
-    /// contiguous memory instead of chasing ids → indices → vertices, and
-    /// stored by axis for the 4-lane ray test (48 bytes each).
+    /// contiguous memory instead of chasing ids → indices → vertices,
+    /// stored by axis for the 4-lane ray test (48 bytes each) with their
+    /// ids and a flag that is false for triangles that can never be hit
+    /// (exactly collinear vertices, or a normal that underflows): decided
+    /// once here so the ray kernels' hit paths skip the exact predicates,
+    /// and kept in the triangle's own lines so a hit reads no other memory.
     leaf_triangles: Vec<TriangleLanes>,
-    /// Per leaf position: false for triangles that can never be hit
-    /// (exactly collinear vertices, or a normal that underflows), decided
-    /// once here so the ray kernels' hit paths skip the exact predicates.
-    leaf_hittable: Vec<bool>,
     /// Largest absolute vertex coordinate: the scale of rounding errors in queries.
     coordinate_scale: Real,
 }
@@ -36,14 +36,12 @@ impl<V: BoundingVolume> MeshTree<V> {
         let bvh = Bvh::build(&mesh, options);
         let coordinate_scale = coordinate_scale(&mesh);
         let leaf_triangles = leaf_triangles(&mesh, &bvh);
-        let leaf_hittable = hittable(&leaf_triangles);
         let wide = V::wide_layout(&bvh);
         MeshTree {
             mesh,
             bvh,
             wide,
             leaf_triangles,
-            leaf_hittable,
             coordinate_scale,
         }
     }
@@ -51,13 +49,12 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// Bytes kept beside the mesh: the tree (nodes and leaf order, as
     /// [`Bvh::stats`] counts them), the 4-wide raycast layout when the
     /// volume type has one, and the leaf-order copies of the triangles
-    /// (48 bytes each, stored by axis) with their hittable flags.
+    /// (48 bytes each, stored by axis, with their ids and hittable flags).
     #[must_use]
     pub fn bytes(&self) -> usize {
         self.bvh.stats().bytes
             + self.wide.as_ref().map_or(0, WideBvh::bytes)
             + std::mem::size_of_val(self.leaf_triangles.as_slice())
-            + std::mem::size_of_val(self.leaf_hittable.as_slice())
     }
 
     /// The 4-wide raycast layout, when the volume type has one.
@@ -78,16 +75,22 @@ impl<V: BoundingVolume> MeshTree<V> {
         &self.leaf_triangles[k]
     }
 
+    /// Positions `first .. first + count` of the leaf order as the ray test reads them.
+    #[inline(always)]
+    pub(crate) fn leaf_ray_triangles(&self, first: u32, count: u32) -> &[TriangleLanes] {
+        &self.leaf_triangles[first as usize..(first + count) as usize]
+    }
+
     /// The id of the triangle at position `k` of the leaf order.
     #[inline(always)]
     pub(crate) fn leaf_id(&self, k: usize) -> TriangleId {
-        TriangleId(self.bvh.leaf_order()[k])
+        self.leaf_triangles[k].id()
     }
 
     /// False when the triangle at leaf position `k` can never be hit by a ray.
     #[inline(always)]
     pub(crate) fn leaf_hittable(&self, k: usize) -> bool {
-        self.leaf_hittable[k]
+        self.leaf_triangles[k].hittable()
     }
 
     /// Largest absolute vertex coordinate (the scale of rounding errors).
@@ -122,7 +125,6 @@ impl<V: BoundingVolume> MeshTree<V> {
         self.bvh.refit(&self.mesh);
         self.wide = V::wide_layout(&self.bvh);
         self.leaf_triangles = leaf_triangles(&self.mesh, &self.bvh);
-        self.leaf_hittable = hittable(&self.leaf_triangles);
         self.coordinate_scale = coordinate_scale(&self.mesh);
         Ok(())
     }
@@ -160,17 +162,15 @@ fn coordinate_scale(mesh: &TriMesh) -> Real {
 fn leaf_triangles<V: BoundingVolume>(mesh: &TriMesh, bvh: &Bvh<V>) -> Vec<TriangleLanes> {
     bvh.leaf_order()
         .iter()
-        .map(|&t| TriangleLanes::from(&mesh.triangle(TriangleId(t))))
+        .map(|&t| {
+            let id = TriangleId(t);
+            let tri = mesh.triangle(id);
+            TriangleLanes::tagged(&tri, id, hittable(&tri))
+        })
         .collect()
 }
 
-/// Which triangles rays can hit: those with exact area and a representable normal.
-fn hittable(triangles: &[TriangleLanes]) -> Vec<bool> {
-    triangles
-        .iter()
-        .map(|t| {
-            let t = t.triangle();
-            t.normal().is_some() && !is_degenerate(&t)
-        })
-        .collect()
+/// Whether rays can hit `tri`: exact area and a representable normal.
+fn hittable(tri: &Triangle) -> bool {
+    tri.normal().is_some() && !is_degenerate(tri)
 }

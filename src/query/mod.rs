@@ -5,6 +5,7 @@ mod line_of_sight;
 mod mesh_overlap;
 mod mesh_tree;
 mod raycast;
+mod raycast_stream;
 mod raycast_wide;
 mod region;
 

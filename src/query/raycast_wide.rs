@@ -141,7 +141,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
 /// through a five-comparison network over the four lanes, with lanes not
 /// entered keyed at +∞ so they sink to the end and are not pushed.
 #[inline(always)]
-fn nearest_inner(
+pub(crate) fn nearest_inner(
     node: &WideNode,
     entries: &[Real; 4],
     inner: u32,
@@ -188,18 +188,18 @@ fn nearest_inner(
 /// soon: on trees larger than the caches this overlaps their memory
 /// latencies (a hint only).
 #[inline(always)]
-fn prefetch_children(nodes: &[WideNode], node: &WideNode, inner: u32) {
+pub(crate) fn prefetch_children(nodes: &[WideNode], node: &WideNode, inner: u32) {
     let mut pending = inner;
     while pending != 0 {
         let lane = pending.trailing_zeros() as usize;
         pending &= pending - 1;
-        prefetch(&nodes[node.inner_child(lane) as usize]);
+        prefetch_node(&nodes[node.inner_child(lane) as usize]);
     }
 }
 
 /// Asks the cache for a node that will be visited soon (a hint only).
 #[inline(always)]
-fn prefetch(node: &WideNode) {
+pub(crate) fn prefetch_node(node: &WideNode) {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
@@ -213,4 +213,25 @@ fn prefetch(node: &WideNode) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = node;
+}
+
+/// Asks the cache for every 64-byte line that `items` touches (a hint only).
+#[inline(always)]
+pub(crate) fn prefetch_lines<T>(items: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let Some(last) = std::mem::size_of_val(items).checked_sub(1) else {
+            return;
+        };
+        let start: *const i8 = items.as_ptr().cast();
+        let lines = ((start as usize & 63) + last) / 64;
+        for line in 0..=lines {
+            // SAFETY: a prefetch never faults and has no observable effect;
+            // every address is inside a cache line that `items` touches.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(64 * line)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = items;
 }
