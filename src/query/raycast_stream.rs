@@ -25,9 +25,10 @@ use crate::query::raycast::{LeafHit, PreparedRay, prune_slack};
 use crate::query::raycast_wide::{nearest_inner, prefetch_lines, prefetch_node};
 use crate::query::{MeshTree, RayHit};
 
-/// Descents interleaved at once. A step costs roughly 10–20 ns and a miss
-/// to memory about 100 ns, so a line prefetched by one descent is needed
-/// again only after the others' steps have covered the latency.
+/// Descents interleaved at once: enough that the other descents' steps
+/// cover a miss to memory before a prefetched line is needed. Measured on
+/// the 1.7M-triangle terrain (any-hit, 1M segments): 8 gave 3.2x parry3d's
+/// throughput, 16 about 6x, 24 no more; the bunny is no slower at 16.
 const IN_FLIGHT: usize = 16;
 
 /// The node of the next step when there is none.
