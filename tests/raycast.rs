@@ -479,7 +479,10 @@ fn batches_interleaved_on_one_thread_answer_exactly_as_one_query_at_a_time() {
         for (count, seed) in [(0, 1), (1, 2), (3, 3), (8, 4), (9, 5), (4001, 6)] {
             let segments = awkward_batch(&mesh, count, seed);
             let one_by_one: Vec<_> = segments.iter().map(|s| tree.segment_any_hit(s)).collect();
-            assert_eq!(tree.segments_any_hit_serial(&segments), one_by_one);
+            // A reused buffer of the wrong length and contents is overwritten.
+            let mut out = vec![Some(TriangleId(5)); 7];
+            tree.segments_any_hit_serial(&segments, &mut out);
+            assert_eq!(out, one_by_one);
             assert_eq!(tree.segments_any_hit(&segments), one_by_one);
 
             let rays: Vec<Ray> = segments.iter().map(|s| s.to_ray()).collect();
@@ -488,7 +491,9 @@ fn batches_interleaved_on_one_thread_answer_exactly_as_one_query_at_a_time() {
                     .iter()
                     .map(|r| tree.ray_closest_hit(r, 0.0, t_max))
                     .collect();
-                assert_eq!(tree.rays_closest_hit_serial(&rays, t_max), one_by_one);
+                let mut out = Vec::new();
+                tree.rays_closest_hit_serial(&rays, t_max, &mut out);
+                assert_eq!(out, one_by_one);
                 assert_eq!(tree.rays_closest_hit(&rays, t_max), one_by_one);
             }
 
@@ -510,10 +515,9 @@ fn batches_interleaved_on_one_thread_answer_exactly_as_one_query_at_a_time() {
                 .iter()
                 .map(|t| tree.line_of_sight(&eye, t, &options))
                 .collect();
-            assert_eq!(
-                tree.line_of_sight_many_serial(&eye, &targets, &options),
-                one_by_one
-            );
+            let mut out = vec![Visibility::Invalid; 3];
+            tree.line_of_sight_many_serial(&eye, &targets, &options, &mut out);
+            assert_eq!(out, one_by_one);
             assert_eq!(
                 tree.line_of_sight_many(&eye, &targets, &options),
                 one_by_one

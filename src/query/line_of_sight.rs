@@ -106,18 +106,19 @@ impl<V: BoundingVolume> MeshTree<V> {
         out
     }
 
-    /// [`MeshTree::line_of_sight_many`] on the calling thread (for callers
-    /// with their own job system); see [`MeshTree::segments_any_hit_serial`].
-    #[must_use]
+    /// [`MeshTree::line_of_sight_many`] on the calling thread, into `out`
+    /// (cleared first, its allocation reused); see
+    /// [`MeshTree::segments_any_hit_serial`].
     pub fn line_of_sight_many_serial(
         &self,
         eye: &Point,
         targets: &[Point],
         options: &SightOptions,
-    ) -> Vec<Visibility> {
-        let mut out = vec![Visibility::Visible; targets.len()];
-        self.line_of_sight_into(eye, targets, options, &mut out);
-        out
+        out: &mut Vec<Visibility>,
+    ) {
+        out.clear();
+        out.resize(targets.len(), Visibility::Visible);
+        self.line_of_sight_into(eye, targets, options, out);
     }
 
     fn line_of_sight_into(
@@ -152,16 +153,17 @@ impl<V: BoundingVolume> MeshTree<V> {
         out
     }
 
-    /// [`MeshTree::segment_any_hit`] for many segments on the calling thread,
-    /// in their order. On trees larger than the caches the descents of
-    /// several segments are interleaved so that their memory latencies
-    /// overlap (see `raycast_stream.rs`); the answers are exactly those of
-    /// one call per segment.
-    #[must_use]
-    pub fn segments_any_hit_serial(&self, segments: &[Segment]) -> Vec<Option<TriangleId>> {
-        let mut out = vec![None; segments.len()];
-        self.segments_any_hit_into(segments, &mut out);
-        out
+    /// [`MeshTree::segment_any_hit`] for many segments on the calling
+    /// thread, answers into `out` in the segments' order (`out` is cleared
+    /// first; reusing it across frames saves the allocation). For callers
+    /// with their own job system, and the fastest way to ask many questions
+    /// on one core: the descents of several segments are interleaved so
+    /// that their memory latencies overlap (see `raycast_stream.rs`). The
+    /// answers are exactly those of one call per segment.
+    pub fn segments_any_hit_serial(&self, segments: &[Segment], out: &mut Vec<Option<TriangleId>>) {
+        out.clear();
+        out.resize(segments.len(), None);
+        self.segments_any_hit_into(segments, out);
     }
 
     fn segments_any_hit_into(&self, segments: &[Segment], out: &mut [Option<TriangleId>]) {
@@ -185,13 +187,18 @@ impl<V: BoundingVolume> MeshTree<V> {
         out
     }
 
-    /// [`MeshTree::rays_closest_hit`] on the calling thread; see
+    /// [`MeshTree::rays_closest_hit`] on the calling thread, into `out`
+    /// (cleared first, its allocation reused); see
     /// [`MeshTree::segments_any_hit_serial`].
-    #[must_use]
-    pub fn rays_closest_hit_serial(&self, rays: &[Ray], t_max: Real) -> Vec<Option<RayHit>> {
-        let mut out = vec![None; rays.len()];
-        self.rays_closest_hit_into(rays, t_max, &mut out);
-        out
+    pub fn rays_closest_hit_serial(
+        &self,
+        rays: &[Ray],
+        t_max: Real,
+        out: &mut Vec<Option<RayHit>>,
+    ) {
+        out.clear();
+        out.resize(rays.len(), None);
+        self.rays_closest_hit_into(rays, t_max, out);
     }
 
     fn rays_closest_hit_into(&self, rays: &[Ray], t_max: Real, out: &mut [Option<RayHit>]) {
