@@ -91,7 +91,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         let nodes = wide.nodes();
         let mut queries = 0..count;
         // Starts the next query that has a ray in a descent.
-        let mut start = || {
+        let start = || {
             queries
                 .find_map(|q| ray_of(q).map(|ray| (q, ray)))
                 .map(|(query, ray)| AnyHitDescent {
@@ -103,31 +103,11 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                     pending: 0,
                 })
         };
-        let mut descents: Vec<AnyHitDescent> =
-            std::iter::from_fn(&mut start).take(IN_FLIGHT).collect();
-        let mut stacks = vec![[0; ARRAY_STACK_DEPTH]; descents.len()];
-        while !descents.is_empty() {
-            let mut slot = 0;
-            while slot < descents.len() {
-                let descent = &mut descents[slot];
-                match self.any_hit_step(nodes, descent, &mut stacks[slot], &skip) {
-                    None => slot += 1,
-                    Some(blocker) => {
-                        answer(descent.query, blocker);
-                        match start() {
-                            Some(fresh) => {
-                                *descent = fresh;
-                                slot += 1;
-                            }
-                            None => {
-                                descents.swap_remove(slot);
-                                stacks.swap_remove(slot);
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        interleave(
+            start,
+            |descent, stack| self.any_hit_step(nodes, descent, stack, &skip),
+            |descent: &AnyHitDescent, blocker| answer(descent.query, blocker),
+        );
     }
 
     /// One step of a parked any-hit descent: the previous node's entered
@@ -196,7 +176,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         };
         let nodes = wide.nodes();
         let mut queries = 0..count;
-        let mut start = || {
+        let start = || {
             queries
                 .find_map(|q| ray_of(q).map(|ray| (q, ray)))
                 .map(|(query, ray)| {
@@ -214,30 +194,14 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                     }
                 })
         };
-        let mut descents: Vec<ClosestHitDescent> =
-            std::iter::from_fn(&mut start).take(IN_FLIGHT).collect();
-        let mut stacks = vec![[(0, 0.0); ARRAY_STACK_DEPTH]; descents.len()];
-        while !descents.is_empty() {
-            let mut slot = 0;
-            while slot < descents.len() {
-                let descent = &mut descents[slot];
-                if !self.closest_hit_step(nodes, descent, &mut stacks[slot]) {
-                    slot += 1;
-                    continue;
-                }
-                answer(descent.query, descent.best.map(|best| self.ray_hit(best)));
-                match start() {
-                    Some(fresh) => {
-                        *descent = fresh;
-                        slot += 1;
-                    }
-                    None => {
-                        descents.swap_remove(slot);
-                        stacks.swap_remove(slot);
-                    }
-                }
-            }
-        }
+        interleave(
+            start,
+            |descent, stack| {
+                self.closest_hit_step(nodes, descent, stack)
+                    .then(|| descent.best.map(|best| self.ray_hit(best)))
+            },
+            |descent: &ClosestHitDescent, hit| answer(descent.query, hit),
+        );
     }
 
     /// One step of a parked closest-hit descent: the previous node's entered
@@ -302,6 +266,41 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             pending &= pending - 1;
             let (first, count) = node.leaf_range(lane);
             prefetch_lines(self.leaf_ray_triangles(first, count));
+        }
+    }
+}
+
+/// Runs descents side by side until all are over: up to [`IN_FLIGHT`] at
+/// once, each advanced in turn by `step` (one node visit, `Some(answer)`
+/// when it is over), each finished one replaced by `start`'s next.
+#[inline(always)]
+fn interleave<D, E: Copy + Default, A>(
+    mut start: impl FnMut() -> Option<D>,
+    mut step: impl FnMut(&mut D, &mut [E; ARRAY_STACK_DEPTH]) -> Option<A>,
+    mut answer: impl FnMut(&D, A),
+) {
+    let mut descents: Vec<D> = std::iter::from_fn(&mut start).take(IN_FLIGHT).collect();
+    // The stacks live apart from the rest of the state, so starting a
+    // query does not rewrite a whole array.
+    let mut stacks = vec![[E::default(); ARRAY_STACK_DEPTH]; descents.len()];
+    while !descents.is_empty() {
+        let mut slot = 0;
+        while slot < descents.len() {
+            let Some(result) = step(&mut descents[slot], &mut stacks[slot]) else {
+                slot += 1;
+                continue;
+            };
+            answer(&descents[slot], result);
+            match start() {
+                Some(fresh) => {
+                    descents[slot] = fresh;
+                    slot += 1;
+                }
+                None => {
+                    descents.swap_remove(slot);
+                    stacks.swap_remove(slot);
+                }
+            }
         }
     }
 }
