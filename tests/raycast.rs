@@ -8,11 +8,11 @@
 
 mod common;
 
-use boxtree::bvh::BuildOptions;
+use boxtree::bvh::{BoundingVolume, BuildOptions};
 use boxtree::intersect::{WatertightRay, segment_triangle};
 use boxtree::{
-    Aabb, Isometry, MeshTree, Obb, Point, Ray, Real, Segment, SightOptions, TriMesh, Triangle,
-    TriangleId, Vector, Visibility,
+    Aabb, Isometry, MeshTree, Obb, PackedObb, Point, Ray, Real, Segment, SightOptions, TriMesh,
+    Triangle, TriangleId, Vector, Visibility,
 };
 use common::{SplitMix, data_mesh};
 
@@ -466,73 +466,83 @@ fn awkward_batch(mesh: &TriMesh, count: usize, seed: u64) -> Vec<Segment> {
 
 #[test]
 fn batches_interleaved_on_one_thread_answer_exactly_as_one_query_at_a_time() {
-    // The large tree takes the interleaved kernels (its wide nodes exceed
-    // the 1 MiB threshold); the bunny takes the one-at-a-time fallback.
+    // The large AABB tree takes both interleaved kernels (its wide nodes
+    // exceed the 1 MiB threshold); the bunny's AABB tree interleaves any-hit
+    // only, and OBB trees (no wide layout) answer one query at a time.
     let large = TriMesh::terrain(150, 100.0, 6.0, 5).merged(&TriMesh::icosphere(
         Point::new(0.0, 0.0, 4.0),
         5.0,
         3,
     ));
-    for mesh in [large, data_mesh("bunny.obj")] {
-        let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
-        // Batch sizes below, at and above the number of descents in flight.
-        for (count, seed) in [(0, 1), (1, 2), (3, 3), (8, 4), (9, 5), (4001, 6)] {
-            let segments = awkward_batch(&mesh, count, seed);
-            let one_by_one: Vec<_> = segments.iter().map(|s| tree.segment_any_hit(s)).collect();
-            // A reused buffer of the wrong length and contents is overwritten.
-            let mut out = vec![Some(TriangleId(5)); 7];
-            tree.segments_any_hit_serial(&segments, &mut out);
-            assert_eq!(out, one_by_one);
-            assert_eq!(tree.segments_any_hit(&segments), one_by_one);
+    let bunny = data_mesh("bunny.obj");
+    let packed = MeshTree::<PackedObb>::build(bunny.clone(), &BuildOptions::gottschalk());
+    batches_match_single_queries(&packed, &bunny);
+    for mesh in [large, bunny] {
+        batches_match_single_queries(
+            &MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah()),
+            &mesh,
+        );
+    }
+}
 
-            let rays: Vec<Ray> = segments.iter().map(|s| s.to_ray()).collect();
-            for t_max in [1.0, 0.5, Real::INFINITY] {
-                let one_by_one: Vec<_> = rays
-                    .iter()
-                    .map(|r| tree.ray_closest_hit(r, 0.0, t_max))
-                    .collect();
-                let mut out = Vec::new();
-                tree.rays_closest_hit_serial(&rays, t_max, &mut out);
-                assert_eq!(out, one_by_one);
-                assert_eq!(tree.rays_closest_hit(&rays, t_max), one_by_one);
-            }
+fn batches_match_single_queries<V: BoundingVolume>(tree: &MeshTree<V>, mesh: &TriMesh) {
+    // Batch sizes below, at and above the 16 descents in flight.
+    for (count, seed) in [(0, 1), (1, 2), (3, 3), (16, 4), (17, 5), (4001, 6)] {
+        let segments = awkward_batch(mesh, count, seed);
+        let one_by_one: Vec<_> = segments.iter().map(|s| tree.segment_any_hit(s)).collect();
+        // A reused buffer of the wrong length and contents is overwritten.
+        let mut out = vec![Some(TriangleId(5)); 7];
+        tree.segments_any_hit_serial(&segments, &mut out);
+        assert_eq!(out, one_by_one);
+        assert_eq!(tree.segments_any_hit(&segments), one_by_one);
 
-            // Line of sight with margins and an ignore list that holds
-            // some of the blockers the plain query finds.
-            let eye = segments.first().map_or(Point::origin(), |s| s.a);
-            let targets: Vec<Point> = segments.iter().map(|s| s.b).collect();
-            let blockers = targets
+        let rays: Vec<Ray> = segments.iter().map(|s| s.to_ray()).collect();
+        for t_max in [1.0, 0.5, Real::INFINITY] {
+            let one_by_one: Vec<_> = rays
                 .iter()
-                .filter_map(|t| {
-                    tree.line_of_sight(&eye, t, &SightOptions::default())
-                        .blocker()
-                })
-                .step_by(2);
-            let options = SightOptions::default()
-                .with_endpoint_margins(0.01, 0.02)
-                .ignoring(blockers);
-            let one_by_one: Vec<_> = targets
-                .iter()
-                .map(|t| tree.line_of_sight(&eye, t, &options))
+                .map(|r| tree.ray_closest_hit(r, 0.0, t_max))
                 .collect();
-            let mut out = vec![Visibility::Invalid; 3];
-            tree.line_of_sight_many_serial(&eye, &targets, &options, &mut out);
+            let mut out = Vec::new();
+            tree.rays_closest_hit_serial(&rays, t_max, &mut out);
             assert_eq!(out, one_by_one);
-            assert_eq!(
-                tree.line_of_sight_many(&eye, &targets, &options),
+            assert_eq!(tree.rays_closest_hit(&rays, t_max), one_by_one);
+        }
+
+        // Line of sight with margins and an ignore list that holds
+        // some of the blockers the plain query finds.
+        let eye = segments.first().map_or(Point::origin(), |s| s.a);
+        let targets: Vec<Point> = segments.iter().map(|s| s.b).collect();
+        let blockers = targets
+            .iter()
+            .filter_map(|t| {
+                tree.line_of_sight(&eye, t, &SightOptions::default())
+                    .blocker()
+            })
+            .step_by(2);
+        let options = SightOptions::default()
+            .with_endpoint_margins(0.01, 0.02)
+            .ignoring(blockers);
+        let one_by_one: Vec<_> = targets
+            .iter()
+            .map(|t| tree.line_of_sight(&eye, t, &options))
+            .collect();
+        let mut out = vec![Visibility::Invalid; 3];
+        tree.line_of_sight_many_serial(&eye, &targets, &options, &mut out);
+        assert_eq!(out, one_by_one);
+        assert_eq!(
+            tree.line_of_sight_many(&eye, &targets, &options),
+            one_by_one
+        );
+        if count > 100 {
+            let kinds = |v: Visibility| {
                 one_by_one
-            );
-            if count > 100 {
-                let kinds = |v: Visibility| {
-                    one_by_one
-                        .iter()
-                        .filter(|&&a| std::mem::discriminant(&a) == std::mem::discriminant(&v))
-                        .count()
-                };
-                assert!(kinds(Visibility::Visible) > 0);
-                assert!(kinds(Visibility::Blocked(TriangleId(0))) > 0);
-                assert!(kinds(Visibility::Invalid) > 0);
-            }
+                    .iter()
+                    .filter(|&&a| std::mem::discriminant(&a) == std::mem::discriminant(&v))
+                    .count()
+            };
+            assert!(kinds(Visibility::Visible) > 0);
+            assert!(kinds(Visibility::Blocked(TriangleId(0))) > 0);
+            assert!(kinds(Visibility::Invalid) > 0);
         }
     }
 }
