@@ -37,8 +37,9 @@ const ID_BITS_PER_LANE: u32 = 23;
 const ONE_BITS: u32 = 0x3f80_0000;
 
 /// A 32-bit id carried in the mantissas of two floats of `[1, 2)`, so that
-/// SIMD lanes holding it stay normal numbers: the arithmetic the other
-/// lanes need never meets a NaN, an infinity or a slow denormal there.
+/// a SIMD lane storing it holds a normal number, never a NaN, an infinity
+/// or a denormal (whose operands are slow on x86). What the lane arithmetic
+/// then computes there depends on the other operands and must not be read.
 #[must_use]
 #[inline(always)]
 pub(crate) fn id_to_lanes(id: u32) -> [Real; 2] {

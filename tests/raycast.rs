@@ -477,11 +477,11 @@ fn batches_interleaved_on_one_thread_answer_exactly_as_one_query_at_a_time() {
     let bunny = data_mesh("bunny.obj");
     let packed = MeshTree::<PackedObb>::build(bunny.clone(), &BuildOptions::gottschalk());
     batches_match_single_queries(&packed, &bunny);
-    for mesh in [large, bunny] {
-        batches_match_single_queries(
-            &MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah()),
-            &mesh,
-        );
+    for (mesh, interleaves_closest_hits) in [(large, true), (bunny, false)] {
+        let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
+        let wide = tree.wide().expect("AABB trees keep a 4-wide layout");
+        assert_eq!(wide.outgrows_cache(), interleaves_closest_hits);
+        batches_match_single_queries(&tree, &mesh);
     }
 }
 
@@ -511,7 +511,11 @@ fn batches_match_single_queries<V: BoundingVolume>(tree: &MeshTree<V>, mesh: &Tr
         // Line of sight with margins and an ignore list that holds
         // some of the blockers the plain query finds.
         let eye = segments.first().map_or(Point::origin(), |s| s.a);
-        let targets: Vec<Point> = segments.iter().map(|s| s.b).collect();
+        // The eye itself among the targets: a zero-length segment, visible.
+        let mut targets: Vec<Point> = segments.iter().map(|s| s.b).collect();
+        if count > 2 {
+            targets[2] = eye;
+        }
         let blockers = targets
             .iter()
             .filter_map(|t| {
@@ -533,6 +537,15 @@ fn batches_match_single_queries<V: BoundingVolume>(tree: &MeshTree<V>, mesh: &Tr
             tree.line_of_sight_many(&eye, &targets, &options),
             one_by_one
         );
+        // Margins that leave nothing of any segment: nothing blocks.
+        let nothing_left = SightOptions::default().with_endpoint_margins(1e9, 0.0);
+        let expected: Vec<_> = targets
+            .iter()
+            .map(|t| tree.line_of_sight(&eye, t, &nothing_left))
+            .collect();
+        assert!(expected.iter().all(|v| v.blocker().is_none()));
+        tree.line_of_sight_many_serial(&eye, &targets, &nothing_left, &mut out);
+        assert_eq!(out, expected);
         if count > 100 {
             let kinds = |v: Visibility| {
                 one_by_one

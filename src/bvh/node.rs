@@ -70,6 +70,7 @@ impl<V: BoundingVolume> Node<V> {
         }
     }
 
+    #[cfg(feature = "parallel")]
     pub(crate) fn shift(&mut self, node_offset: u32) {
         if self.count == 0 {
             self.first += node_offset;

@@ -279,14 +279,16 @@ impl TriangleLanes {
         }
     }
 
-    /// The id stored by [`TriangleLanes::tagged`].
+    /// The id stored by [`TriangleLanes::tagged`] (meaningless on lanes
+    /// made by `From<&Triangle>`, whose fourth lanes repeat vertex `a`).
     #[must_use]
     #[inline(always)]
     pub(crate) fn id(&self) -> TriangleId {
         TriangleId(id_from_lanes(self.x[3], self.y[3]))
     }
 
-    /// The flag stored by [`TriangleLanes::tagged`]: false when rays can never hit it.
+    /// The flag stored by [`TriangleLanes::tagged`]: false when rays can
+    /// never hit the triangle (meaningless on lanes made by `From<&Triangle>`).
     #[must_use]
     #[inline(always)]
     pub(crate) fn hittable(&self) -> bool {

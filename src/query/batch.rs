@@ -3,6 +3,7 @@
 
 /// Queries per chunk of [`fill_batch`]: enough that a chunk's interleaved
 /// descents rarely run short of work, few enough to spread small batches.
+#[cfg(feature = "parallel")]
 const CHUNK: usize = 256;
 
 /// Fills `out` chunk by chunk: `fill(offset, chunk)` answers queries

@@ -6,7 +6,7 @@
 //! a time and the core mostly waits. A batch has independent queries, so
 //! these kernels keep [`IN_FLIGHT`] descents parked side by side and step
 //! them in turn, one node visit per step: each step prefetches what its
-//! descent will read next (the children it pushed, the triangles of the
+//! descent will read next (the node it visits next, the triangles of the
 //! leaves it entered) and the other descents' steps run while those lines
 //! arrive ("asynchronous memory access chaining", Kocberber et al., VLDB
 //! 2015; Embree's ray streams serve the same purpose).
@@ -279,27 +279,31 @@ fn interleave<D, E: Copy + Default, A>(
     mut step: impl FnMut(&mut D, &mut [E; ARRAY_STACK_DEPTH]) -> Option<A>,
     mut answer: impl FnMut(&D, A),
 ) {
-    let mut descents: Vec<D> = std::iter::from_fn(&mut start).take(IN_FLIGHT).collect();
+    // Fixed arrays: a batch allocates nothing. `start` gives `None` once
+    // the queries run out, so the live descents are the first `live` slots.
+    let mut descents: [Option<D>; IN_FLIGHT] = std::array::from_fn(|_| start());
+    let mut live = descents.iter().take_while(|d| d.is_some()).count();
     // The stacks live apart from the rest of the state, so starting a
     // query does not rewrite a whole array.
-    let mut stacks = vec![[E::default(); ARRAY_STACK_DEPTH]; descents.len()];
-    while !descents.is_empty() {
+    let mut stacks = [[E::default(); ARRAY_STACK_DEPTH]; IN_FLIGHT];
+    while live > 0 {
         let mut slot = 0;
-        while slot < descents.len() {
-            let Some(result) = step(&mut descents[slot], &mut stacks[slot]) else {
+        while slot < live {
+            let Some(descent) = descents[slot].as_mut() else {
+                unreachable!("the first `live` slots hold descents")
+            };
+            let Some(result) = step(descent, &mut stacks[slot]) else {
                 slot += 1;
                 continue;
             };
-            answer(&descents[slot], result);
-            match start() {
-                Some(fresh) => {
-                    descents[slot] = fresh;
-                    slot += 1;
-                }
-                None => {
-                    descents.swap_remove(slot);
-                    stacks.swap_remove(slot);
-                }
+            answer(descent, result);
+            descents[slot] = start();
+            if descents[slot].is_some() {
+                slot += 1;
+            } else {
+                live -= 1;
+                descents.swap(slot, live);
+                stacks.swap(slot, live);
             }
         }
     }
