@@ -15,6 +15,7 @@ use boxtree::{
     Triangle, TriangleId, Vector, Visibility,
 };
 use common::{SplitMix, data_mesh};
+use proptest::prelude::*;
 
 fn meshes() -> Vec<(&'static str, TriMesh)> {
     vec![
@@ -612,4 +613,106 @@ fn mesh_tree_bytes_count_the_tree_the_wide_layout_and_the_leaf_triangles() {
     let obb = MeshTree::<Obb>::build(mesh, &BuildOptions::gottschalk());
     assert!(obb.wide().is_none());
     assert_eq!(obb.bytes(), obb.bvh().stats().bytes + n * per_triangle);
+}
+
+/// A small mesh of the given kind, scaled by `scale` (huge and tiny
+/// coordinates), with a few zero-area triangles mixed in: a point, a
+/// collinear one, and a copy of a real triangle (a shared face).
+fn proptest_mesh(kind: u8, seed: u64, scale: Real) -> TriMesh {
+    let base = match kind % 3 {
+        0 => TriMesh::random_soup(60, 2.0, 0.8, seed),
+        1 => TriMesh::terrain(6, 3.0, 1.0, seed),
+        _ => TriMesh::icosphere(Point::new(0.1, -0.2, 0.3), 1.5, 1),
+    };
+    let mut vertices: Vec<Point> = base.vertices().iter().map(|v| v * scale).collect();
+    let mut indices = base.indices().to_vec();
+    let n = vertices.len() as u32;
+    vertices.push(vertices[0]);
+    vertices.push(Point::from((vertices[1].coords + vertices[2].coords) * 0.5));
+    indices.extend([[0, 0, 0], [1, 2, n + 1], indices[0], [n, 1, 2]]);
+    TriMesh::new(vertices, indices).expect("finite, in range")
+}
+
+/// Segments aimed at the hardest places: vertices, edge midpoints, along
+/// edges (grazing), within a triangle's plane, axis-parallel, zero length.
+fn adversarial_segments(mesh: &TriMesh, seed: u64, count: usize) -> Vec<Segment> {
+    let mut rng = SplitMix(seed);
+    let bounds = mesh.aabb();
+    let (center, half) = (bounds.center(), bounds.half_extents() * 1.5);
+    let mut pick = |rng: &mut SplitMix| center + rng.point(1.0).coords.component_mul(&half);
+    let triangles: Vec<Triangle> = mesh.triangles().collect();
+    (0..count)
+        .map(|k| {
+            let tri = triangles[(rng.next_u64() % triangles.len() as u64) as usize];
+            let from = pick(&mut rng);
+            match k % 6 {
+                0 => Segment::new(from, tri.a),
+                1 => Segment::new(from, Point::from((tri.a.coords + tri.b.coords) * 0.5)),
+                // Along an edge, past both ends: grazes the two triangles sharing it.
+                2 => Segment::new(tri.a + (tri.a - tri.b), tri.b + (tri.b - tri.a)),
+                // Within the triangle's plane, across it.
+                3 => Segment::new(tri.a * 2.0 - tri.c.coords, tri.c * 2.0 - tri.a.coords),
+                4 => {
+                    let mut to = from;
+                    to[k % 3] = -to[k % 3];
+                    Segment::new(from, to)
+                }
+                _ if k % 12 == 5 => Segment::new(from, from),
+                _ => Segment::new(from, pick(&mut rng)),
+            }
+        })
+        .collect()
+}
+
+fn check_against_brute_force<V: BoundingVolume>(
+    tree: &MeshTree<V>,
+    triangles: &[Triangle],
+    segments: &[Segment],
+) -> Result<(), TestCaseError> {
+    let mut hits = 0;
+    for s in segments {
+        let expected = brute_closest(triangles, &s.to_ray(), 0.0, 1.0);
+        hits += usize::from(expected.is_some());
+        prop_assert_eq!(
+            tree.segment_any_hit(s).is_some(),
+            expected.is_some(),
+            "{:?}",
+            s
+        );
+        let closest = tree.segment_closest_hit(s).map(|h| (h.t, h.triangle));
+        prop_assert_eq!(closest, expected, "{:?}", s);
+    }
+    // Segments ending on a vertex always hit; random ones mostly miss.
+    prop_assert!(hits > segments.len() / 6 && hits < segments.len());
+    let one_by_one: Vec<_> = segments.iter().map(|s| tree.segment_any_hit(s)).collect();
+    let mut batch = Vec::new();
+    tree.segments_any_hit_serial(segments, &mut batch);
+    prop_assert_eq!(batch, one_by_one);
+    Ok(())
+}
+
+fn proptest_config() -> ProptestConfig {
+    let long = std::env::var_os("BOXTREE_LONG_TESTS").is_some();
+    ProptestConfig::with_cases(if long { 2048 } else { 48 })
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    /// Any-hit, closest hit and the one-thread batch against brute force
+    /// on random small meshes at scales from 1e-4 to 1e4, AABB and OBB trees.
+    #[test]
+    fn adversarial_segments_agree_with_brute_force(
+        kind in 0u8..3,
+        seed in any::<u64>(),
+        scale in prop::sample::select(vec![1e-4, 1.0, 3.7, 1e4]),
+    ) {
+        let mesh = proptest_mesh(kind, seed, scale);
+        let triangles: Vec<Triangle> = mesh.triangles().collect();
+        let segments = adversarial_segments(&mesh, seed ^ 0x5EED, 240);
+        let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
+        check_against_brute_force(&aabb, &triangles, &segments)?;
+        let obb = MeshTree::<PackedObb>::build(mesh, &BuildOptions::gottschalk());
+        check_against_brute_force(&obb, &triangles, &segments)?;
+    }
 }
