@@ -639,7 +639,7 @@ fn adversarial_segments(mesh: &TriMesh, seed: u64, count: usize) -> Vec<Segment>
     let mut rng = SplitMix(seed);
     let bounds = mesh.aabb();
     let (center, half) = (bounds.center(), bounds.half_extents() * 1.5);
-    let mut pick = |rng: &mut SplitMix| center + rng.point(1.0).coords.component_mul(&half);
+    let pick = |rng: &mut SplitMix| center + rng.point(1.0).coords.component_mul(&half);
     let triangles: Vec<Triangle> = mesh.triangles().collect();
     (0..count)
         .map(|k| {
