@@ -451,3 +451,43 @@ fn trees_are_send_and_sync() {
     assert_send_sync::<SphereTree>();
     assert_send_sync::<KdopTree>();
 }
+
+#[test]
+fn wide_layout_keeps_every_triangle_once_and_links_each_inner_childs_children() {
+    use boxtree::bvh::WideChild;
+    for mesh in [
+        TriMesh::terrain(40, 10.0, 2.0, 3),
+        TriMesh::random_soup(3000, 4.0, 0.5, 9),
+        TriMesh::icosphere(Point::origin(), 1.0, 0),
+    ] {
+        let tree = boxtree::MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
+        let wide = tree.wide().expect("AABB trees keep a 4-wide layout");
+        let nodes = wide.nodes();
+        let mut covered = vec![0u32; mesh.len()];
+        for node in nodes {
+            for lane in 0..4 {
+                match node.child(lane) {
+                    WideChild::Leaf { first, count } => {
+                        for k in first..first + count {
+                            covered[k as usize] += 1;
+                        }
+                    }
+                    WideChild::Node(c) => {
+                        let mut inner: Vec<u32> = (0..4)
+                            .filter_map(|l| match nodes[c as usize].child(l) {
+                                WideChild::Node(g) => Some(g),
+                                _ => None,
+                            })
+                            .collect();
+                        inner.sort_unstable();
+                        let (first, count) = node.grandchildren(lane);
+                        let expected: Vec<u32> = (first..first + count).collect();
+                        assert!(inner.is_empty() && count == 0 || inner == expected);
+                    }
+                    WideChild::Empty => {}
+                }
+            }
+        }
+        assert!(covered.iter().all(|&c| c == 1));
+    }
+}

@@ -30,7 +30,9 @@ pub struct WideNode {
     bounds: [[[Real; 4]; 3]; 2],
     /// Inner child: index of its wide node. Leaf: `LEAF | first`. Unused: `EMPTY`.
     child: [u32; 4],
-    /// Leaf child: number of triangles.
+    /// Leaf child: number of triangles. Inner child: where its own inner
+    /// children are (`first << 3 | how many`), so a descent can ask the
+    /// cache for two levels at once ([`WideNode::grandchildren`]).
     count: [u32; 4],
 }
 
@@ -109,6 +111,15 @@ impl WideNode {
     #[inline(always)]
     pub fn inner_child(&self, lane: usize) -> u32 {
         self.child[lane]
+    }
+
+    /// For an inner child `lane` (meaningless for others): the index of the
+    /// first of that child's inner children and how many it has (they are
+    /// stored next to each other).
+    #[must_use]
+    #[inline(always)]
+    pub fn grandchildren(&self, lane: usize) -> (u32, u32) {
+        (self.count[lane] >> 3, self.count[lane] & 7)
     }
 
     /// Slab entries of the ray into the four child boxes within `[t_min, t_max]`,
@@ -198,6 +209,7 @@ impl WideBvh {
                 }
             }
         }
+        link_grandchildren(&mut nodes);
         WideBvh { nodes, depth }
     }
 
@@ -238,5 +250,27 @@ impl WideBvh {
     #[inline]
     pub fn bytes(&self) -> usize {
         std::mem::size_of_val(self.nodes.as_slice())
+    }
+}
+
+/// Fills each inner child's `count` with where that child's own inner
+/// children are (see [`WideNode::grandchildren`]).
+/// `from_binary` gives each node's inner children consecutive indices, so
+/// one range names them all.
+fn link_grandchildren(nodes: &mut [WideNode]) {
+    let is_inner = |c: u32| c != EMPTY && c & LEAF == 0;
+    let inner_children = |node: &WideNode| -> (u32, u32) {
+        let mut inner = node.child.iter().copied().filter(|&c| is_inner(c));
+        let first = inner.clone().min().unwrap_or(0);
+        (first, inner.by_ref().count() as u32)
+    };
+    for i in 0..nodes.len() {
+        for lane in 0..4 {
+            let c = nodes[i].child[lane];
+            if is_inner(c) {
+                let (first, count) = inner_children(&nodes[c as usize]);
+                nodes[i].count[lane] = first << 3 | count;
+            }
+        }
     }
 }

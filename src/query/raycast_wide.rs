@@ -185,8 +185,12 @@ pub(crate) fn nearest_inner(
 }
 
 /// Asks the cache for the entered inner children, which the descent visits
-/// soon: on trees larger than the caches this overlaps their memory
-/// latencies (a hint only).
+/// soon, and for their inner children, which it may visit next: on trees
+/// larger than the caches one descent is a chain of dependent misses, and
+/// asking two levels ahead overlaps each level's latency with the one
+/// before (1.7M-triangle terrain, one query at a time: any-hit 545–584 →
+/// 459–561 ns, closest hit 574–630 → 489–514 ns in alternating runs).
+/// A hint only.
 #[inline(always)]
 pub(crate) fn prefetch_children(nodes: &[WideNode], node: &WideNode, inner: u32) {
     let mut pending = inner;
@@ -194,6 +198,8 @@ pub(crate) fn prefetch_children(nodes: &[WideNode], node: &WideNode, inner: u32)
         let lane = pending.trailing_zeros() as usize;
         pending &= pending - 1;
         prefetch_node(&nodes[node.inner_child(lane) as usize]);
+        let (first, count) = node.grandchildren(lane);
+        prefetch_lines(&nodes[first as usize..(first + count) as usize]);
     }
 }
 
