@@ -269,7 +269,12 @@ fn link_grandchildren(nodes: &mut [WideNode]) {
             let c = nodes[i].child[lane];
             if is_inner(c) {
                 let (first, count) = inner_children(&nodes[c as usize]);
-                nodes[i].count[lane] = first << 3 | count;
+                // Past 2^29 nodes (64 GiB) the link is left out: no hint.
+                nodes[i].count[lane] = if first < 1 << 29 {
+                    first << 3 | count
+                } else {
+                    0
+                };
             }
         }
     }
