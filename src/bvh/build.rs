@@ -207,6 +207,9 @@ struct Builder<'a> {
     /// node empties only the bins it filled (resetting all of them per node
     /// dominated the cost of small nodes).
     bins: Box<[AxisBins; 2]>,
+    /// Per bin, area times count of the filled bins from it rightwards; only
+    /// the entries of the current sweep's filled bins are meaningful.
+    right_cost: [Real; MAX_BINS],
 }
 
 /// Per axis, the box and triangle count of each SAH bin.
@@ -329,6 +332,7 @@ impl<'a> Builder<'a> {
             scratch: Vec::new(),
             records: Vec::new(),
             bins: Box::new([[[(Bounds::EMPTY, 0); MAX_BINS]; 3]; 2]),
+            right_cost: [0.0; MAX_BINS],
         }
     }
 
@@ -500,45 +504,40 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        for axis in 0..3 {
-            for b in set_bits(filled[axis]) {
-                let (bin, other) = (&mut all_bins[axis][b], &mut odd[axis][b]);
-                *bin = (bin.0.union(&other.0), bin.1 + other.1);
-                *other = (Bounds::EMPTY, 0);
-            }
-        }
+        let right_cost = &mut self.right_cost;
+        // (cost, axis, bin right of the plane) of the cheapest plane so far.
         let mut best: Option<(Real, usize, usize)> = None;
-        for (axis, axis_bins) in all_bins.iter_mut().enumerate() {
+        for (axis, &mask) in filled.iter().enumerate() {
             // Only planes between non-empty bins differ, and a small node has
             // few of those: sweeping just them keeps the per-node cost
             // proportional to the node's size rather than to the bin count.
-            let mut used = [0u8; MAX_BINS];
-            let mut m = 0;
-            for b in set_bits(filled[axis]) {
-                used[m] = b as u8;
-                m += 1;
-            }
-            // Right-to-left sweep: area·count of the non-empty bins from j on.
-            let mut right_cost = [0.0 as Real; MAX_BINS];
+            // Right to left, the second set is folded into the first and
+            // emptied; left to right, the first is emptied.
+            let (main, other) = (&mut all_bins[axis], &mut odd[axis]);
             let (mut acc_box, mut acc_count) = (Bounds::EMPTY, 0u32);
-            for j in (1..m).rev() {
-                let bin = &axis_bins[usize::from(used[j])];
+            let mut rest = mask;
+            while rest != 0 {
+                let b = (u64::BITS - 1 - rest.leading_zeros()) as usize;
+                rest ^= 1 << b;
+                let (bin, spare) = (&mut main[b], &mut other[b]);
+                *bin = (bin.0.union(&spare.0), bin.1 + spare.1);
+                *spare = (Bounds::EMPTY, 0);
                 acc_box = acc_box.union(&bin.0);
                 acc_count += bin.1;
-                right_cost[j] = acc_box.surface_area() * acc_count as Real;
+                right_cost[b] = area(&acc_box) * acc_count as Real;
             }
             let (mut acc_box, mut acc_count) = (Bounds::EMPTY, 0u32);
-            for j in 1..m {
-                let bin = &axis_bins[usize::from(used[j - 1])];
-                acc_box = acc_box.union(&bin.0);
-                acc_count += bin.1;
-                let cost = acc_box.surface_area() * acc_count as Real + right_cost[j];
-                if best.is_none_or(|(c, _, _)| cost < c) {
-                    best = Some((cost, axis, usize::from(used[j])));
+            for b in set_bits(mask) {
+                if acc_count > 0 {
+                    let cost = area(&acc_box) * acc_count as Real + right_cost[b];
+                    if best.is_none_or(|(c, _, _)| cost < c) {
+                        best = Some((cost, axis, b));
+                    }
                 }
-            }
-            for &b in &used[..m] {
-                axis_bins[usize::from(b)] = (Bounds::EMPTY, 0);
+                let bin = &mut main[b];
+                acc_box = acc_box.union(&bin.0);
+                acc_count += bin.1;
+                *bin = (Bounds::EMPTY, 0);
             }
         }
         let (cost, axis, split_bin) = best?;
