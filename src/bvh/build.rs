@@ -562,8 +562,21 @@ impl<'a> Builder<'a> {
 /// four costs 15 box unions and 7 compared costs, without branches on the
 /// geometry.
 fn exhaustive_split(ids: &mut [PrimRef], forced: bool) -> Option<Halves> {
-    let n = ids.len();
-    debug_assert!((2..=EXHAUSTIVE_MAX).contains(&n));
+    // One copy per size, so every loop below has a fixed trip count and
+    // unrolls: the node's size is then the only branch, not each loop's end.
+    match ids.len() {
+        2 => exhaustive_split_of::<2>(ids, forced),
+        3 => exhaustive_split_of::<3>(ids, forced),
+        n => {
+            debug_assert_eq!(n, EXHAUSTIVE_MAX);
+            exhaustive_split_of::<EXHAUSTIVE_MAX>(ids, forced)
+        }
+    }
+}
+
+#[inline(always)]
+fn exhaustive_split_of<const N: usize>(ids: &mut [PrimRef], forced: bool) -> Option<Halves> {
+    let (ids, n) = (&mut ids[..N], N);
     let full = (1usize << n) - 1;
     // Per subset (bit i = record i): its box and its area times its size.
     let mut boxes = [Bounds::EMPTY; 1 << EXHAUSTIVE_MAX];
