@@ -568,7 +568,8 @@ impl<'a> Builder<'a> {
         if !forced && leaf_cost <= split_cost {
             return None;
         }
-        let halves = partition(ids, &mut self.records, |p| grid.bin_on(p, axis) < split_bin);
+        let plane = split_bin as Real;
+        let halves = partition(ids, &mut self.records, |p| grid.below(p, axis, plane));
         (halves.mid > 0 && halves.mid < ids.len()).then_some(halves)
     }
 }
@@ -680,10 +681,21 @@ impl BinGrid {
         }
     }
 
+    /// The bin of `p` on axis `k` (the portable form of [`Self::bins_of`]).
+    #[cfg(any(test, not(target_arch = "x86_64")))]
     #[inline(always)]
     fn bin_on(&self, p: &PrimRef, k: usize) -> usize {
         let (a, b) = (&p.bounds.min, &p.bounds.max);
         bin_index((a[k] + b[k] - self.origin[k]) * self.scale[k], self.last)
+    }
+
+    /// Whether `p`'s bin on axis `k` is below `plane`, a bin number in
+    /// `1..=last`: the same answer as [`Self::bin_on`] without the clamp
+    /// and the conversion (a NaN, like bin 0, is below).
+    #[inline(always)]
+    fn below(&self, p: &PrimRef, k: usize, plane: Real) -> bool {
+        let (a, b) = (&p.bounds.min, &p.bounds.max);
+        !((a[k] + b[k] - self.origin[k]) * self.scale[k] >= plane)
     }
 
     /// The bins of `p` on all four lanes at once (the fourth is ignored):
@@ -746,8 +758,9 @@ fn set_bits(mut mask: u64) -> impl Iterator<Item = usize> {
 }
 
 /// The bin of a scaled centroid coordinate `x`: its integer part, clamped
-/// to `0..=last`. The builder's hottest line: Rust's saturating `as usize`
-/// costs a dozen instructions per axis and primitive, a plain truncation one.
+/// to `0..=last`. Rust's saturating `as usize` costs a dozen instructions
+/// per axis and primitive, a plain truncation one.
+#[cfg(any(test, not(target_arch = "x86_64")))]
 #[inline(always)]
 fn bin_index(x: Real, last: Real) -> usize {
     // `max`/`min` return the non-NaN operand, so a NaN lands in bin 0.
@@ -986,7 +999,7 @@ mod tests {
     }
 
     #[test]
-    fn vector_bins_equal_scalar_bins() {
+    fn vector_bins_and_plane_tests_equal_scalar_bins() {
         let mut state = 0x1234_5678_u32;
         let mut next = || {
             state ^= state << 13;
@@ -1007,6 +1020,9 @@ mod tests {
             for (k, &bin) in grid.bins_of(&p)[..3].iter().enumerate() {
                 assert_eq!(bin, grid.bin_on(&p, k), "id {id} axis {k}");
                 assert!(bin < 16);
+                for plane in 1..16 {
+                    assert_eq!(grid.below(&p, k, plane as Real), bin < plane);
+                }
             }
         }
     }
