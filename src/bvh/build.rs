@@ -577,8 +577,7 @@ impl<'a> Builder<'a> {
 /// The SAH-best split of a node of 2 to [`EXHAUSTIVE_MAX`] triangles into
 /// two groups, plane or not, or `None` when (unless `forced`) a leaf is
 /// cheaper. Every subset's box is built from a smaller one's, so a node of
-/// four costs 15 box unions and 7 compared costs, without branches on the
-/// geometry.
+/// four costs 15 box unions and 7 compared costs.
 fn exhaustive_split(ids: &mut [PrimRef], forced: bool) -> Option<Halves> {
     // One copy per size, so every loop below has a fixed trip count and
     // unrolls: the node's size is then the only branch, not each loop's end.
