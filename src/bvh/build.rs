@@ -11,7 +11,7 @@
 
 use crate::bounding_volume::Aabb;
 use crate::bvh::{BoundingVolume, BuildOptions, Bvh, Node, SplitRule};
-use crate::math::{Point, Real, Vector};
+use crate::math::{Point, Real, Vector, id_from_lanes, id_to_lanes};
 use crate::mesh::{TriMesh, TriangleId};
 use crate::shape::Triangle;
 
@@ -54,21 +54,16 @@ const EXHAUSTIVE_MAX: usize = 4;
 ///
 /// The id rides in the boxes' unused fourth lanes, as Embree's `PrimRef`
 /// does, which keeps a record at 32 aligned bytes (one cache line holds
-/// two): its low 23 bits in the mantissa of `min[3]`, the rest in that of
-/// `max[3]`, each with the exponent of 1.0, so the lanes stay normal floats
-/// in `[1, 2)` whatever arithmetic the vector code does on them.
+/// two): encoded by [`id_to_lanes`] as two normal floats in `[1, 2)`, low
+/// bits in `min[3]`, high bits in `max[3]`.
 #[derive(Clone, Copy, Debug)]
 struct PrimRef {
     bounds: Bounds,
 }
 
-const MANTISSA: u32 = (1 << 23) - 1;
-const ONE_BITS: u32 = 0x3f80_0000;
-
 impl PrimRef {
     fn new(aabb: &Aabb, id: u32) -> Self {
-        let low = Real::from_bits(ONE_BITS | (id & MANTISSA));
-        let high = Real::from_bits(ONE_BITS | (id >> 23));
+        let [low, high] = id_to_lanes(id);
         let (a, b) = (&aabb.min, &aabb.max);
         PrimRef {
             bounds: Bounds {
@@ -80,8 +75,7 @@ impl PrimRef {
 
     #[inline(always)]
     fn id(&self) -> u32 {
-        (self.bounds.min[3].to_bits() & MANTISSA)
-            | ((self.bounds.max[3].to_bits() & MANTISSA) << 23)
+        id_from_lanes(self.bounds.min[3], self.bounds.max[3])
     }
 
     /// The box centre, which the SAH bins and the split planes use.
@@ -869,8 +863,8 @@ mod tests {
         for id in [
             0,
             1,
-            MANTISSA,
-            MANTISSA + 1,
+            (1 << 23) - 1,
+            (1 << 23) + 1,
             1 << 23,
             123_456_789,
             u32::MAX - 1,
