@@ -29,6 +29,7 @@ fn meshes() -> Vec<(&'static str, TriMesh)> {
 fn presets() -> Vec<(&'static str, BuildOptions)> {
     vec![
         ("sah", BuildOptions::sah()),
+        ("sah leaf 8", BuildOptions::sah().with_max_leaf_size(8)),
         (
             "sah leaf 1, 4 bins",
             BuildOptions {

@@ -36,7 +36,8 @@ const MIN_BINNED_EXTENT: Real = 0.5;
 /// SAH cost of one traversal step relative to one triangle test.
 const TRAVERSAL_COST: Real = 1.0;
 /// Nodes of at least twice this many triangles bin an evenly strided sample
-/// of this to twice this many to choose their plane (the partition still
+/// of this to 1.5 times this many (the stride is `n / BIN_SAMPLE` rounded
+/// down) to choose their plane (the partition still
 /// moves all of them): the SAH estimate of a plane converges long before
 /// every triangle is counted (about 32 per bin here), and binning is the
 /// largest part of each level's work. Measured on the bench meshes against
@@ -210,7 +211,8 @@ struct Builder<'a> {
     /// dominated the cost of small nodes).
     bins: Box<[AxisBins; 2]>,
     /// Per bin, area times count of the filled bins from it rightwards; only
-    /// the entries of the current sweep's filled bins are meaningful.
+    /// the entries of the current sweep's filled bins are meaningful (kept
+    /// here so a node does not zero 256 bytes it mostly never reads).
     right_cost: [Real; MAX_BINS],
 }
 
@@ -416,7 +418,8 @@ impl<'a> Builder<'a> {
             SplitRule::Sah { bins } => {
                 let bins = (bins as usize).clamp(2, MAX_BINS);
                 // Small enough nodes become leaves when SAH says a leaf is
-                // cheaper; larger ones take the best plane regardless.
+                // cheaper; larger ones take the best split regardless (a
+                // plane, or for 2–4 triangles the best grouping).
                 let forced = n > max_leaf;
                 if n <= EXHAUSTIVE_MAX {
                     return exhaustive_split(ids, forced);
@@ -528,7 +531,7 @@ impl<'a> Builder<'a> {
             // Only planes between non-empty bins differ, and a small node has
             // few of those: sweeping just them keeps the per-node cost
             // proportional to the node's size rather than to the bin count.
-            // Left to right, the bins are emptied.
+            // Right to left: area·count of the filled bins from each on.
             let (mut acc_box, mut acc_count) = (Bounds::EMPTY, 0u32);
             let mut rest = mask;
             while rest != 0 {
@@ -600,10 +603,13 @@ fn exhaustive_split_of<const N: usize>(ids: &mut [PrimRef], forced: bool) -> Opt
         weighted[subset] = area(&boxes[subset]) * sizes[subset] as Real;
     }
     // Left groups leave out the last record, so each split is seen once.
+    // Equal costs (identical or zero-area triangles) go to the more even
+    // split, so piles of copies still make trees of logarithmic depth.
+    let imbalance = |left: usize| (2 * sizes[left] as i32 - n as i32).unsigned_abs();
     let (mut best_cost, mut best) = (Real::INFINITY, 1);
     for left in 1..(full >> 1) + 1 {
         let cost = weighted[left] + weighted[full ^ left];
-        if cost < best_cost {
+        if cost < best_cost || (cost == best_cost && imbalance(left) < imbalance(best)) {
             (best_cost, best) = (cost, left);
         }
     }
@@ -638,7 +644,10 @@ fn area(b: &Bounds) -> Real {
 
 /// Where a node's centroids fall in its SAH bins. The grid works on the
 /// sums `min + max` of the boxes' corners, twice their centres, which saves
-/// halving them and gives the same bins.
+/// halving them and gives the same bins (unless the centroid extent exceeds
+/// `Real::MAX / 2`, where the sums overflow and records move to the last
+/// bin; the bins and [`BinGrid::below`] still agree, since both read
+/// [`BinGrid::scaled`]).
 struct BinGrid {
     /// Twice the node's least centroid.
     origin: Lanes,
@@ -674,21 +683,26 @@ impl BinGrid {
         }
     }
 
-    /// The bin of `p` on axis `k` (the portable form of [`Self::bins_of`]).
+    /// `p`'s position on axis `k` in bins (before clamping and truncation).
+    #[inline(always)]
+    fn scaled(&self, p: &PrimRef, k: usize) -> Real {
+        let (a, b) = (&p.bounds.min, &p.bounds.max);
+        (a[k] + b[k] - self.origin[k]) * self.scale[k]
+    }
+
+    /// The bin of `p` on axis `k` (the portable form of `bins_of`).
     #[cfg(any(test, not(target_arch = "x86_64")))]
     #[inline(always)]
     fn bin_on(&self, p: &PrimRef, k: usize) -> usize {
-        let (a, b) = (&p.bounds.min, &p.bounds.max);
-        bin_index((a[k] + b[k] - self.origin[k]) * self.scale[k], self.last)
+        bin_index(self.scaled(p, k), self.last)
     }
 
     /// Whether `p`'s bin on axis `k` is below `plane`, a bin number in
-    /// `1..=last`: the same answer as [`Self::bin_on`] without the clamp
-    /// and the conversion (a NaN, like bin 0, is below).
+    /// `1..=last`: the same answer as the bins without the clamp and the
+    /// conversion (a NaN, like bin 0, is below).
     #[inline(always)]
     fn below(&self, p: &PrimRef, k: usize, plane: Real) -> bool {
-        let (a, b) = (&p.bounds.min, &p.bounds.max);
-        !((a[k] + b[k] - self.origin[k]) * self.scale[k] >= plane)
+        !(self.scaled(p, k) >= plane)
     }
 
     /// The bins of `p` on all four lanes at once (the fourth is ignored):
@@ -936,13 +950,7 @@ mod tests {
 
     #[test]
     fn exhaustive_split_finds_the_cheapest_grouping() {
-        let mut state = 0x2545_f491_u32;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            (state >> 8) as Real / (1 << 24) as Real
-        };
+        let mut next = unit_floats(0x2545_f491);
         for round in 0..2000 {
             let n = 2 + round % (EXHAUSTIVE_MAX - 1);
             let records: Vec<PrimRef> = (0..n as u32)
@@ -993,13 +1001,7 @@ mod tests {
 
     #[test]
     fn vector_bins_and_plane_tests_equal_scalar_bins() {
-        let mut state = 0x1234_5678_u32;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            (state >> 8) as Real / (1 << 24) as Real
-        };
+        let mut next = unit_floats(0x1234_5678);
         let centroids = Bounds {
             min: [-2.0, 0.5, 3.0, 1.0],
             max: [6.0, 0.5, 3.5, 2.0],
@@ -1010,13 +1012,53 @@ mod tests {
             let p = Point::new(next() * 12.0 - 4.0, 0.5, next() + 2.75);
             let size = Vector::new(next(), 0.0, next()) * 0.5;
             let p = PrimRef::new(&Aabb::new(p - size, p + size), id);
-            for (k, &bin) in grid.bins_of(&p)[..3].iter().enumerate() {
-                assert_eq!(bin, grid.bin_on(&p, k), "id {id} axis {k}");
-                assert!(bin < 16);
-                for plane in 1..16 {
-                    assert_eq!(grid.below(&p, k, plane as Real), bin < plane);
-                }
+            assert_bins_agree(&grid, &p);
+        }
+        // Corner sums landing on whole bins and one ulp either side, and
+        // values the clamps must catch: NaN, ±inf, ±MAX (axis 1 has no
+        // extent, so its scale is 0 and inf · 0 is NaN there).
+        let mut edges: Vec<Real> = vec![Real::NAN, Real::INFINITY, -Real::INFINITY];
+        edges.extend([Real::MAX, -Real::MAX, 1e38, -1e-40]);
+        for whole in -1..=17 {
+            let v = whole as Real;
+            edges.extend([v, v.next_up(), v.next_down()]);
+        }
+        for &v in &edges {
+            // Axis 0: scaled = (min + max + 4) · 1, so max = v − 4 puts it near v.
+            let corner = [0.0, 0.0, 0.0, 1.0];
+            let p = PrimRef {
+                bounds: Bounds {
+                    min: corner,
+                    max: [v - 4.0, v, v, 1.0],
+                },
+            };
+            assert_bins_agree(&grid, &p);
+        }
+    }
+
+    /// `bins_of` (vector), `bin_on` (scalar) and `below` agree on every axis.
+    fn assert_bins_agree(grid: &BinGrid, p: &PrimRef) {
+        for (k, &bin) in grid.bins_of(p)[..3].iter().enumerate() {
+            assert_eq!(bin, grid.bin_on(p, k), "{p:?} axis {k}");
+            assert!(bin < 16);
+            for plane in 1..16 {
+                assert_eq!(
+                    grid.below(p, k, plane as Real),
+                    bin < plane,
+                    "{p:?} axis {k}"
+                );
             }
+        }
+    }
+
+    /// Deterministic floats in `[0, 1)` (xorshift32).
+    fn unit_floats(seed: u32) -> impl FnMut() -> Real {
+        let mut state = seed;
+        move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            (state >> 8) as Real / (1 << 24) as Real
         }
     }
 
