@@ -89,22 +89,17 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             return;
         };
         let nodes = wide.nodes();
-        let mut queries = 0..count;
-        // Starts the next query that has a ray in a descent.
-        let start = || {
-            queries
-                .find_map(|q| ray_of(q).map(|ray| (q, ray)))
-                .map(|(query, ray)| AnyHitDescent {
-                    ray,
-                    query,
-                    next: 0,
-                    leaf_node: 0,
-                    leaves: 0,
-                    pending: 0,
-                })
-        };
         interleave(
-            start,
+            count,
+            ray_of,
+            |query, ray| AnyHitDescent {
+                ray,
+                query,
+                next: 0,
+                leaf_node: 0,
+                leaves: 0,
+                pending: 0,
+            },
             |descent, stack| self.any_hit_step(nodes, descent, stack, &skip),
             |descent: &AnyHitDescent, blocker| answer(descent.query, blocker),
         );
@@ -175,27 +170,20 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             return;
         };
         let nodes = wide.nodes();
-        let mut queries = 0..count;
-        let start = || {
-            queries
-                .find_map(|q| ray_of(q).map(|ray| (q, ray)))
-                .map(|(query, ray)| {
-                    let slack = prune_slack(&ray.boxes, self.coordinate_scale());
-                    ClosestHitDescent {
-                        next: Some((0, ray.t_min)),
-                        t_best: ray.t_max,
-                        ray,
-                        query,
-                        leaf_node: 0,
-                        leaves: 0,
-                        best: None,
-                        slack,
-                        pending: 0,
-                    }
-                })
-        };
         interleave(
-            start,
+            count,
+            ray_of,
+            |query, ray| ClosestHitDescent {
+                next: Some((0, ray.t_min)),
+                t_best: ray.t_max,
+                slack: prune_slack(&ray.boxes, self.coordinate_scale()),
+                ray,
+                query,
+                leaf_node: 0,
+                leaves: 0,
+                best: None,
+                pending: 0,
+            },
             |descent, stack| {
                 self.closest_hit_step(nodes, descent, stack)
                     .then(|| descent.best.map(|best| self.ray_hit(best)))
@@ -270,15 +258,20 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     }
 }
 
-/// Runs descents side by side until all are over: up to [`IN_FLIGHT`] at
-/// once, each advanced in turn by `step` (one node visit, `Some(answer)`
-/// when it is over), each finished one replaced by `start`'s next.
+/// Runs the descents of queries `0 .. count` side by side until all are
+/// over: up to [`IN_FLIGHT`] at once, each made by `begin` from a query
+/// that has a ray, advanced in turn by `step` (one node visit,
+/// `Some(answer)` when it is over) and replaced by the next when it ends.
 #[inline(always)]
 fn interleave<D, E: Copy + Default, A>(
-    mut start: impl FnMut() -> Option<D>,
+    count: usize,
+    ray_of: impl Fn(usize) -> Option<PreparedRay>,
+    mut begin: impl FnMut(usize, PreparedRay) -> D,
     mut step: impl FnMut(&mut D, &mut [E; ARRAY_STACK_DEPTH]) -> Option<A>,
     mut answer: impl FnMut(&D, A),
 ) {
+    let mut queries = 0..count;
+    let mut start = || queries.find_map(|q| ray_of(q).map(|ray| begin(q, ray)));
     // Fixed arrays: a batch allocates nothing. `start` gives `None` once
     // the queries run out, so the live descents are the first `live` slots.
     let mut descents: [Option<D>; IN_FLIGHT] = std::array::from_fn(|_| start());
