@@ -454,7 +454,7 @@ fn trees_are_send_and_sync() {
 }
 
 #[test]
-fn wide_layout_keeps_every_triangle_once_and_links_each_inner_childs_children() {
+fn wide_layout_keeps_every_triangle_once_and_links_each_inner_childs_children_and_leaves() {
     use boxtree::bvh::WideChild;
     for mesh in [
         TriMesh::terrain(40, 10.0, 2.0, 3),
@@ -465,6 +465,7 @@ fn wide_layout_keeps_every_triangle_once_and_links_each_inner_childs_children() 
         let wide = tree.wide().expect("AABB trees keep a 4-wide layout");
         let nodes = wide.nodes();
         let mut covered = vec![0u32; mesh.len()];
+        let mut named = 0;
         for node in nodes {
             for lane in 0..4 {
                 match node.child(lane) {
@@ -484,11 +485,31 @@ fn wide_layout_keeps_every_triangle_once_and_links_each_inner_childs_children() 
                         let (first, count) = node.grandchildren(lane);
                         let expected: Vec<u32> = (first..first + count).collect();
                         assert!(inner.is_empty() && count == 0 || inner == expected);
+                        // A child of leaves only may name their triangles as one range.
+                        let (first, count) = node.grandchild_triangles(lane);
+                        if !inner.is_empty() || count == 0 {
+                            assert_eq!((first, count), (0, 0));
+                            continue;
+                        }
+                        let mut positions: Vec<u32> = (0..4)
+                            .filter_map(|l| match nodes[c as usize].child(l) {
+                                WideChild::Leaf { first, count } => Some(first..first + count),
+                                _ => None,
+                            })
+                            .flatten()
+                            .collect();
+                        positions.sort_unstable();
+                        assert_eq!(positions, (first..first + count).collect::<Vec<_>>());
+                        named += 1;
                     }
                     WideChild::Empty => {}
                 }
             }
         }
         assert!(covered.iter().all(|&c| c == 1));
+        assert!(
+            nodes.len() == 1 || named > 0,
+            "no child names its leaves' triangles"
+        );
     }
 }

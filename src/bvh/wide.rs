@@ -119,7 +119,24 @@ impl WideNode {
     #[must_use]
     #[inline(always)]
     pub fn grandchildren(&self, lane: usize) -> (u32, u32) {
-        (self.count[lane] >> 3, self.count[lane] & 7)
+        let slot = self.count[lane];
+        let count = slot & 7;
+        // With no grandchildren the slot names leaf triangles instead.
+        (if count == 0 { 0 } else { slot >> 3 }, count)
+    }
+
+    /// For an inner child `lane` whose children are all leaves (no
+    /// grandchildren): the triangles of those leaves as one range of the
+    /// leaf order, `(first, count)`, when they are contiguous and few;
+    /// `(0, 0)` otherwise. Lets a descent fetch them a level early.
+    #[must_use]
+    #[inline(always)]
+    pub fn grandchild_triangles(&self, lane: usize) -> (u32, u32) {
+        let slot = self.count[lane];
+        if slot & 7 != 0 {
+            return (0, 0);
+        }
+        (slot >> 8, slot >> 3 & 31)
     }
 
     /// Slab entries of the ray into the four child boxes within `[t_min, t_max]`,
@@ -264,15 +281,40 @@ fn link_grandchildren(nodes: &mut [WideNode]) {
         let first = inner.clone().min().unwrap_or(0);
         (first, inner.by_ref().count() as u32)
     };
+    // The triangles of a node whose children are all leaves, when they are
+    // one range of at most 31 starting below 2^24 (else no hint).
+    let leaf_block = |node: &WideNode| -> u32 {
+        let leaves = (0..4).filter(|&l| node.child[l] != EMPTY && node.child[l] & LEAF != 0);
+        let first = leaves
+            .clone()
+            .map(|l| node.child[l] & !LEAF)
+            .min()
+            .unwrap_or(0);
+        let end = leaves
+            .clone()
+            .map(|l| (node.child[l] & !LEAF) + node.count[l])
+            .max()
+            .unwrap_or(0);
+        let total: u32 = leaves.map(|l| node.count[l]).sum();
+        let contiguous = end - first == total;
+        if contiguous && total < 32 && first < 1 << 24 {
+            first << 8 | total << 3
+        } else {
+            0
+        }
+    };
     for i in 0..nodes.len() {
         for lane in 0..4 {
             let c = nodes[i].child[lane];
             if is_inner(c) {
-                let (first, count) = inner_children(&nodes[c as usize]);
-                // Past 2^29 nodes (64 GiB) the link is left out: no hint.
-                nodes[i].count[lane] = if first < 1 << 29 {
+                let child = &nodes[c as usize];
+                let (first, count) = inner_children(child);
+                nodes[i].count[lane] = if count == 0 {
+                    leaf_block(child)
+                } else if first < 1 << 29 {
                     first << 3 | count
                 } else {
+                    // Past 2^29 nodes (64 GiB) the link is left out: no hint.
                     0
                 };
             }
