@@ -31,8 +31,11 @@ pub struct WideNode {
     /// Inner child: index of its wide node. Leaf: `LEAF | first`. Unused: `EMPTY`.
     child: [u32; 4],
     /// Leaf child: number of triangles. Inner child: where its own inner
-    /// children are (`first << 3 | how many`), so a descent can ask the
-    /// cache for two levels at once ([`WideNode::grandchildren`]).
+    /// children are (`first << 3 | how many`), or, when it has none, where
+    /// its leaves' triangles are (`first << 8 | count << 3`, 0 when they
+    /// are not one short range), so a descent can ask the cache for two
+    /// levels at once ([`WideNode::grandchildren`],
+    /// [`WideNode::grandchild_triangles`]).
     count: [u32; 4],
 }
 
