@@ -29,6 +29,9 @@ pub mod query;
 pub mod shape;
 pub mod sweep;
 
+#[cfg(test)]
+mod test_support;
+
 pub use bounding_volume::{
     Aabb, CenterExtents, Kdop, Kdop6, Kdop14, Kdop18, Kdop26, Obb, PackedObb, Sphere,
 };

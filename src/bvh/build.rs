@@ -10,6 +10,7 @@
 //! on the node's own triangles, it produces exactly the serial tree.
 
 use crate::bounding_volume::Aabb;
+use crate::bvh::set_bits;
 use crate::bvh::{BoundingVolume, BuildOptions, Bvh, Node, SplitRule};
 use crate::math::{Point, Real, Vector, id_from_lanes, id_to_lanes};
 use crate::mesh::{TriMesh, TriangleId};
@@ -753,17 +754,6 @@ impl BinGrid {
     }
 }
 
-/// The positions of the set bits of `mask`, lowest first.
-fn set_bits(mut mask: u64) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (mask != 0).then(|| {
-            let bit = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            bit
-        })
-    })
-}
-
 /// The bin of a scaled centroid coordinate `x`: its integer part, clamped
 /// to `0..=last`. Rust's saturating `as usize` costs a dozen instructions
 /// per axis and primitive, a plain truncation one.
@@ -950,7 +940,7 @@ mod tests {
 
     #[test]
     fn exhaustive_split_finds_the_cheapest_grouping() {
-        let mut next = unit_floats(0x2545_f491);
+        let mut next = crate::test_support::unit_floats(0x2545_f491);
         for round in 0..2000 {
             let n = 2 + round % (EXHAUSTIVE_MAX - 1);
             let records: Vec<PrimRef> = (0..n as u32)
@@ -1001,7 +991,7 @@ mod tests {
 
     #[test]
     fn vector_bins_and_plane_tests_equal_scalar_bins() {
-        let mut next = unit_floats(0x1234_5678);
+        let mut next = crate::test_support::unit_floats(0x1234_5678);
         let centroids = Bounds {
             min: [-2.0, 0.5, 3.0, 1.0],
             max: [6.0, 0.5, 3.5, 2.0],
@@ -1048,17 +1038,6 @@ mod tests {
                     "{p:?} axis {k}"
                 );
             }
-        }
-    }
-
-    /// Deterministic floats in `[0, 1)` (xorshift32).
-    fn unit_floats(seed: u32) -> impl FnMut() -> Real {
-        let mut state = seed;
-        move || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            (state >> 8) as Real / (1 << 24) as Real
         }
     }
 

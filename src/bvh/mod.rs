@@ -30,6 +30,19 @@ pub use wide::{WideBvh, WideChild, WideNode};
 use crate::bounding_volume::{Aabb, Kdop18, PackedObb, Sphere};
 use crate::mesh::TriangleId;
 
+/// The positions of the set bits of `mask`, lowest first (bin sets in the
+/// builder, entered lanes of a wide node).
+#[inline(always)]
+pub(crate) fn set_bits(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let bit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            bit
+        })
+    })
+}
+
 /// A flattened bounding-volume hierarchy over the triangles of one mesh.
 ///
 /// Immutable after [`Bvh::build`] except through [`Bvh::refit`]; every query

@@ -357,13 +357,11 @@ mod tests {
     /// between components, zero edge functions) mixed with fractions at two
     /// scales and both signs.
     fn mixed_coordinates(seed: u64) -> impl FnMut() -> Real {
-        let mut state = seed;
+        let mut next = crate::test_support::xorshift(seed);
         move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let x = (state >> 40) as Real / (1u64 << 24) as Real * 2.0 - 1.0;
-            match state % 5 {
+            let bits = next();
+            let x = crate::test_support::unit(bits) * 2.0 - 1.0;
+            match bits % 5 {
                 0 => (x * 4.0).round(),
                 1 => x * 1000.0,
                 _ => x,

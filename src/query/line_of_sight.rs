@@ -128,10 +128,14 @@ impl<V: BoundingVolume> MeshTree<V> {
         options: &SightOptions,
         out: &mut [Visibility],
     ) {
+        // Every answer given without a descent is `Visible` but for invalid
+        // input, so this cheap pass leaves the stream only the descents.
         for (answer, target) in out.iter_mut().zip(targets) {
-            if let Err(early) = sight_ray(eye, target, options) {
-                *answer = early;
-            }
+            *answer = if ends_are_finite(eye, target) {
+                Visibility::Visible
+            } else {
+                Visibility::Invalid
+            };
         }
         self.any_hit_stream(
             targets.len(),
@@ -218,17 +222,23 @@ fn sight_ray(
     target: &Point,
     options: &SightOptions,
 ) -> Result<PreparedRay, Visibility> {
-    let segment = Segment::new(*eye, *target);
-    let length = segment.length();
-    if !length.is_finite() {
+    if !ends_are_finite(eye, target) {
         return Err(Visibility::Invalid);
     }
+    let segment = Segment::new(*eye, *target);
+    let length = segment.length();
     if length == 0.0 {
         return Err(Visibility::Visible);
     }
     let t_min = options.ignore_near_eye.max(0.0) / length;
     let t_max = 1.0 - options.ignore_near_target.max(0.0) / length;
     PreparedRay::new(&Ray::new(*eye, segment.direction()), t_min, t_max).ok_or(Visibility::Visible)
+}
+
+/// False when the eye or the target has a NaN or infinite coordinate (or
+/// they are so far apart that the distance overflows): no answer exists.
+fn ends_are_finite(eye: &Point, target: &Point) -> bool {
+    Segment::new(*eye, *target).length().is_finite()
 }
 
 fn blocked_by(blocker: Option<TriangleId>) -> Visibility {

@@ -18,7 +18,7 @@
 //! the one-query calls (any-hit returns the same first blocker; closest-hit
 //! answers do not depend on the order anyway).
 
-use crate::bvh::{ARRAY_STACK_DEPTH, ArrayStack, TraversalStack, WideBvh, WideNode};
+use crate::bvh::{ARRAY_STACK_DEPTH, ArrayStack, TraversalStack, WideBvh, WideNode, set_bits};
 use crate::math::Real;
 use crate::mesh::TriangleId;
 use crate::query::raycast::{LeafHit, PreparedRay, prune_slack};
@@ -40,10 +40,7 @@ struct AnyHitDescent {
     query: usize,
     /// The node the next step visits (prefetched), or [`NO_NODE`].
     next: u32,
-    /// The node whose entered leaves the next step tests first.
-    leaf_node: u32,
-    /// Those leaves' lanes (their triangles are prefetched).
-    leaves: u32,
+    leaves: PendingLeaves,
     /// Entries on the descent's stack (kept apart from the other state,
     /// so starting a query does not rewrite the whole array).
     pending: usize,
@@ -55,12 +52,30 @@ struct ClosestHitDescent {
     query: usize,
     /// The node the next step visits and its entry parameter.
     next: Option<(u32, Real)>,
-    leaf_node: u32,
-    leaves: u32,
+    leaves: PendingLeaves,
     best: Option<LeafHit>,
     t_best: Real,
     slack: Real,
     pending: usize,
+}
+
+/// The leaves a step entered, tested at the start of its descent's next
+/// step (their triangles are prefetched meanwhile).
+#[derive(Clone, Copy, Debug, Default)]
+struct PendingLeaves {
+    node: u32,
+    lanes: u32,
+}
+
+impl PendingLeaves {
+    /// The pending leaves' ranges `(first, count)` of the leaf order; none
+    /// remain pending afterwards.
+    #[inline(always)]
+    fn take<'n>(&mut self, nodes: &'n [WideNode]) -> impl Iterator<Item = (u32, u32)> + 'n {
+        // The node was visited by the previous step, so it is in cache.
+        let node = &nodes[self.node as usize];
+        set_bits(u64::from(std::mem::take(&mut self.lanes))).map(|lane| node.leaf_range(lane))
+    }
 }
 
 /// The wide layout when its depth fits the parked fixed stacks.
@@ -97,8 +112,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                 ray,
                 query,
                 next: 0,
-                leaf_node: 0,
-                leaves: 0,
+                leaves: PendingLeaves::default(),
                 pending: 0,
             },
             |descent, stack| self.any_hit_step(nodes, descent, stack, &skip),
@@ -117,18 +131,10 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<Option<TriangleId>> {
         let ray = &descent.ray;
-        let mut leaves = descent.leaves;
-        if leaves != 0 {
-            let node = &nodes[descent.leaf_node as usize];
-            while leaves != 0 {
-                let lane = leaves.trailing_zeros() as usize;
-                leaves &= leaves - 1;
-                let (first, count) = node.leaf_range(lane);
-                if let Some(triangle) = self.leaf_any_hit(ray, first, count, skip) {
-                    return Some(Some(triangle));
-                }
+        for (first, count) in descent.leaves.take(nodes) {
+            if let Some(triangle) = self.leaf_any_hit(ray, first, count, skip) {
+                return Some(Some(triangle));
             }
-            descent.leaves = 0;
         }
         let index = descent.next;
         if index == NO_NODE {
@@ -148,8 +154,10 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             prefetch_node(next);
         }
         descent.pending = stack.len();
-        descent.leaf_node = index;
-        descent.leaves = leaves;
+        descent.leaves = PendingLeaves {
+            node: index,
+            lanes: leaves,
+        };
         (descent.next == NO_NODE && leaves == 0).then_some(None)
     }
 
@@ -180,8 +188,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                 slack: prune_slack(&ray.boxes, self.coordinate_scale()),
                 ray,
                 query,
-                leaf_node: 0,
-                leaves: 0,
+                leaves: PendingLeaves::default(),
                 best: None,
                 pending: 0,
             },
@@ -204,16 +211,8 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         stack: &mut [(u32, Real); ARRAY_STACK_DEPTH],
     ) -> bool {
         let ray = &descent.ray;
-        let mut leaves = descent.leaves;
-        if leaves != 0 {
-            let node = &nodes[descent.leaf_node as usize];
-            while leaves != 0 {
-                let lane = leaves.trailing_zeros() as usize;
-                leaves &= leaves - 1;
-                let (first, count) = node.leaf_range(lane);
-                self.leaf_closest_hit(ray, first, count, &mut descent.best, &mut descent.t_best);
-            }
-            descent.leaves = 0;
+        for (first, count) in descent.leaves.take(nodes) {
+            self.leaf_closest_hit(ray, first, count, &mut descent.best, &mut descent.t_best);
         }
         let reach = descent.t_best + descent.slack;
         let mut stack = ArrayStack::resume(stack, descent.pending);
@@ -241,18 +240,17 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             prefetch_node(&nodes[next as usize]);
         }
         descent.pending = stack.len();
-        descent.leaf_node = index;
-        descent.leaves = leaves;
+        descent.leaves = PendingLeaves {
+            node: index,
+            lanes: leaves,
+        };
         descent.next.is_none() && leaves == 0
     }
 
     /// Asks the cache for the triangles of the leaves in `lanes` of `node`.
     #[inline(always)]
     fn prefetch_leaves(&self, node: &WideNode, lanes: u32) {
-        let mut pending = lanes;
-        while pending != 0 {
-            let lane = pending.trailing_zeros() as usize;
-            pending &= pending - 1;
+        for lane in set_bits(u64::from(lanes)) {
             let (first, count) = node.leaf_range(lane);
             prefetch_lines(self.leaf_ray_triangles(first, count));
         }
