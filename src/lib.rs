@@ -24,6 +24,7 @@ pub mod bvh;
 pub mod fit;
 pub mod intersect;
 pub mod math;
+mod memory;
 pub mod mesh;
 pub mod query;
 pub mod shape;

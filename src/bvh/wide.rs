@@ -15,6 +15,7 @@ use crate::bounding_volume::Aabb;
 use crate::bvh::ray::EXIT_PADDING;
 use crate::bvh::{Bvh, NodeId, NodeKind, TraversalRay};
 use crate::math::Real;
+use crate::memory::copy_to_huge_pages;
 
 /// Marks a leaf child: the low bits are the first position in the leaf order.
 const LEAF: u32 = 1 << 31;
@@ -230,6 +231,8 @@ impl WideBvh {
             }
         }
         link_grandchildren(&mut nodes);
+        // Queries read the nodes at random: see `copy_to_huge_pages`.
+        let nodes = copy_to_huge_pages(&nodes);
         WideBvh { nodes, depth }
     }
 
