@@ -4,7 +4,7 @@ use crate::bvh::{BoundingVolume, BuildOptions, Bvh, WideBvh};
 use crate::intersect::TriangleLanes;
 use crate::intersect::triangle_triangle::is_degenerate;
 use crate::math::{Isometry, Point, Real};
-use crate::memory::copy_to_huge_pages;
+use crate::memory::collect_on_huge_pages;
 use crate::mesh::{MeshError, TriMesh, TriangleId};
 use crate::shape::Triangle;
 
@@ -161,17 +161,16 @@ fn coordinate_scale(mesh: &TriMesh) -> Real {
 }
 
 fn leaf_triangles<V: BoundingVolume>(mesh: &TriMesh, bvh: &Bvh<V>) -> Vec<TriangleLanes> {
-    let lanes: Vec<TriangleLanes> = bvh
-        .leaf_order()
-        .iter()
-        .map(|&t| {
+    // Rays read them at random: see `collect_on_huge_pages`.
+    let order = bvh.leaf_order();
+    collect_on_huge_pages(
+        order.len(),
+        order.iter().map(|&t| {
             let id = TriangleId(t);
             let tri = mesh.triangle(id);
             TriangleLanes::tagged(&tri, id, hittable(&tri))
-        })
-        .collect();
-    // Rays read them at random: see `copy_to_huge_pages`.
-    copy_to_huge_pages(&lanes)
+        }),
+    )
 }
 
 /// Whether rays can hit `tri`: exact area and a representable normal.
