@@ -468,8 +468,8 @@ fn awkward_batch(mesh: &TriMesh, count: usize, seed: u64) -> Vec<Segment> {
 #[test]
 fn batches_interleaved_on_one_thread_answer_exactly_as_one_query_at_a_time() {
     // The large AABB tree takes both interleaved kernels (its wide nodes
-    // exceed the 1 MiB threshold); the bunny's AABB tree interleaves any-hit
-    // only, and OBB trees (no wide layout) answer one query at a time.
+    // exceed the 1 MiB threshold); the bunny's AABB tree and OBB trees (no
+    // wide layout) answer one query at a time.
     let large = TriMesh::terrain(150, 100.0, 6.0, 5).merged(&TriMesh::icosphere(
         Point::new(0.0, 0.0, 4.0),
         5.0,
@@ -478,10 +478,10 @@ fn batches_interleaved_on_one_thread_answer_exactly_as_one_query_at_a_time() {
     let bunny = data_mesh("bunny.obj");
     let packed = MeshTree::<PackedObb>::build(bunny.clone(), &BuildOptions::gottschalk());
     batches_match_single_queries(&packed, &bunny);
-    for (mesh, interleaves_closest_hits) in [(large, true), (bunny, false)] {
+    for (mesh, interleaves) in [(large, true), (bunny, false)] {
         let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
         let wide = tree.wide().expect("AABB trees keep a 4-wide layout");
-        assert_eq!(wide.outgrows_cache(), interleaves_closest_hits);
+        assert_eq!(wide.outgrows_cache(), interleaves);
         batches_match_single_queries(&tree, &mesh);
     }
 }
