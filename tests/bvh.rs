@@ -114,6 +114,11 @@ fn statistics_are_consistent_with_the_tree() {
                 "{name}/{preset}: leaf size bound"
             );
             assert!(stats.depth < 64, "{name}/{preset}: depth {}", stats.depth);
+            assert_eq!(
+                tree.depth() as usize,
+                stats.depth,
+                "{name}/{preset}: depth recorded by the build"
+            );
             assert!(
                 stats.sah_cost >= 1.0,
                 "{name}/{preset}: SAH cost counts at least the root"

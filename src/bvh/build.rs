@@ -27,6 +27,9 @@ const MAX_PARALLEL_DEPTH: u32 = 12;
 /// and one set spares them folding the second into the first. Bunny 8%,
 /// icosphere 4% faster than two sets everywhere; 32 and 128 did less.
 const TWO_BIN_SETS_MIN: usize = 64;
+/// Subtrees of at most this many triangles are built as soon as their
+/// parent splits, without a round trip through the serial builder's stack.
+const INLINE_MAX: usize = EXHAUSTIVE_MAX;
 /// Most bins the SAH builder uses per axis.
 const MAX_BINS: usize = 64;
 /// The SAH builder bins only the axes whose centroid extent is at least this
@@ -184,6 +187,15 @@ impl NodeSummary {
         self.centroid_bounds = self.centroid_bounds.including(centroid);
     }
 
+    /// Copies `records` into `to` and adds them.
+    #[inline(always)]
+    fn add_copies(&mut self, to: &mut [PrimRef], records: &[PrimRef]) {
+        for (slot, p) in to.iter_mut().zip(records) {
+            *slot = *p;
+            self.add(p, &p.centroid());
+        }
+    }
+
     fn of(ids: &[PrimRef]) -> NodeSummary {
         let mut summary = NodeSummary::EMPTY;
         for p in ids {
@@ -221,12 +233,25 @@ struct Builder<'a> {
 type AxisBins = [[(Bounds, u32); MAX_BINS]; 3];
 
 /// A pending subtree of the serial builder: its id range, its reserved node
-/// slot and the summary of its triangles.
+/// slot, its depth and the summary of its triangles.
 struct Task {
     start: usize,
     end: usize,
     slot: usize,
+    depth: u32,
     summary: NodeSummary,
+}
+
+impl Task {
+    fn len(&self) -> usize {
+        self.end - self.start
+    }
+}
+
+/// A built subtree: its nodes in preorder and its depth in edges.
+struct Subtree<V> {
+    nodes: Vec<Node<V>>,
+    depth: u32,
 }
 
 impl<V: BoundingVolume> Bvh<V> {
@@ -234,11 +259,10 @@ impl<V: BoundingVolume> Bvh<V> {
     #[must_use]
     pub fn build(mesh: &TriMesh, options: &BuildOptions) -> Bvh<V> {
         let mut prims = prim_refs(mesh);
-        let mut nodes = build_nodes::<V>(mesh, options, &mut prims);
+        let Subtree { mut nodes, depth } = build_nodes::<V>(mesh, options, &mut prims);
         // The serial builder reserves the 2n - 1 nodes a binary tree may need.
         nodes.shrink_to_fit();
         let order = prims.iter().map(PrimRef::id).collect();
-        let depth = super::tree_depth(&nodes);
         Bvh {
             nodes,
             order,
@@ -259,7 +283,7 @@ fn build_nodes<V: BoundingVolume>(
     mesh: &TriMesh,
     options: &BuildOptions,
     prims: &mut [PrimRef],
-) -> Vec<Node<V>> {
+) -> Subtree<V> {
     if options.parallel {
         let summary = NodeSummary::of(prims);
         build_parallel(mesh, options, prims, &summary, 0, 0)
@@ -273,7 +297,7 @@ fn build_nodes<V: BoundingVolume>(
     mesh: &TriMesh,
     options: &BuildOptions,
     prims: &mut [PrimRef],
-) -> Vec<Node<V>> {
+) -> Subtree<V> {
     Builder::new(mesh, options).build_serial(prims, 0)
 }
 
@@ -287,18 +311,21 @@ fn build_parallel<V: BoundingVolume>(
     summary: &NodeSummary,
     offset: usize,
     depth: u32,
-) -> Vec<Node<V>> {
+) -> Subtree<V> {
     let mut builder = Builder::new(mesh, options);
     if ids.len() < PARALLEL_MIN_TRIANGLES || depth >= MAX_PARALLEL_DEPTH {
         return builder.build_serial(ids, offset);
     }
     let volume: V = builder.fit(ids, summary);
     let Some(Halves { mid, summaries }) = builder.split(&volume, ids, summary) else {
-        return vec![Node::leaf(volume, offset as u32, ids.len() as u32)];
+        return Subtree {
+            nodes: vec![Node::leaf(volume, offset as u32, ids.len() as u32)],
+            depth: 0,
+        };
     };
     let (left_ids, right_ids) = ids.split_at_mut(mid);
     let [left_summary, right_summary] = &summaries;
-    let (left, right) = rayon::join(
+    let (left, right): (Subtree<V>, Subtree<V>) = rayon::join(
         || build_parallel::<V>(mesh, options, left_ids, left_summary, offset, depth + 1),
         || {
             build_parallel::<V>(
@@ -314,6 +341,8 @@ fn build_parallel<V: BoundingVolume>(
     // Same layout as the serial builder: root, the child pair, then the left
     // child's descendants, then the right child's. Links inside each subtree
     // move by where its descendants now start.
+    let depth = 1 + left.depth.max(right.depth);
+    let (left, right) = (left.nodes, right.nodes);
     let mut nodes = Vec::with_capacity(1 + left.len() + right.len());
     nodes.push(Node::inner(volume, 1));
     let left_shift = 2;
@@ -326,7 +355,7 @@ fn build_parallel<V: BoundingVolume>(
     nodes.push(shifted(right[0], right_shift));
     nodes.extend(left[1..].iter().map(|&n| shifted(n, left_shift)));
     nodes.extend(right[1..].iter().map(|&n| shifted(n, right_shift)));
-    nodes
+    Subtree { nodes, depth }
 }
 
 impl<'a> Builder<'a> {
@@ -347,46 +376,77 @@ impl<'a> Builder<'a> {
         &mut self,
         ids: &mut [PrimRef],
         offset: usize,
-    ) -> Vec<Node<V>> {
-        let mut nodes: Vec<Node<V>> = Vec::with_capacity((2 * ids.len()).saturating_sub(1));
+    ) -> Subtree<V> {
+        let mut out = Subtree {
+            nodes: Vec::with_capacity((2 * ids.len()).saturating_sub(1)),
+            depth: 0,
+        };
         let mut stack = vec![Task {
             start: 0,
             end: ids.len(),
             slot: 0,
+            depth: 0,
             summary: NodeSummary::of(ids),
         }];
         while let Some(task) = stack.pop() {
-            let range = &mut ids[task.start..task.end];
-            let volume: V = self.fit(range, &task.summary);
-            let node = match self.split(&volume, range, &task.summary) {
-                None => Node::leaf(volume, (offset + task.start) as u32, range.len() as u32),
-                Some(Halves { mid, summaries }) => {
-                    let left = nodes.len().max(task.slot + 1);
-                    // Reserve the child pair; the tasks below fill it.
-                    nodes.resize(left + 2, Node::inner(volume, 0));
-                    // Right pushed first so the left subtree is built (and laid out) first.
-                    stack.push(Task {
-                        start: task.start + mid,
-                        end: task.end,
-                        slot: left + 1,
-                        summary: summaries[1],
-                    });
-                    stack.push(Task {
-                        start: task.start,
-                        end: task.start + mid,
-                        slot: left,
-                        summary: summaries[0],
-                    });
-                    Node::inner(volume, left as u32)
-                }
-            };
-            if task.slot == nodes.len() {
-                nodes.push(node);
-            } else {
-                nodes[task.slot] = node;
-            }
+            self.build_node(ids, offset, task, &mut out, &mut stack);
         }
-        nodes
+        out
+    }
+
+    /// Builds the node of `task` into its slot and its children after it.
+    /// Children of more than [`INLINE_MAX`] triangles go on `stack`; smaller
+    /// ones are built at once, recursively (most nodes are that small, and
+    /// the stack's round trip cost them more than their split).
+    fn build_node<V: BoundingVolume>(
+        &mut self,
+        ids: &mut [PrimRef],
+        offset: usize,
+        task: Task,
+        out: &mut Subtree<V>,
+        stack: &mut Vec<Task>,
+    ) {
+        let range = &mut ids[task.start..task.end];
+        let volume: V = self.fit(range, &task.summary);
+        let node = match self.split(&volume, range, &task.summary) {
+            None => {
+                out.depth = out.depth.max(task.depth);
+                Node::leaf(volume, (offset + task.start) as u32, range.len() as u32)
+            }
+            Some(Halves { mid, summaries }) => {
+                let left = out.nodes.len().max(task.slot + 1);
+                // Reserve the child pair; the tasks below fill it.
+                out.nodes.resize(left + 2, Node::inner(volume, 0));
+                let [left_summary, right_summary] = summaries;
+                let child = |start, end, slot, summary| Task {
+                    start,
+                    end,
+                    slot,
+                    depth: task.depth + 1,
+                    summary,
+                };
+                let left_task = child(task.start, task.start + mid, left, left_summary);
+                let right_task = child(task.start + mid, task.end, left + 1, right_summary);
+                // The left subtree is built (and laid out) before the right one.
+                if left_task.len() > INLINE_MAX {
+                    stack.push(right_task);
+                    stack.push(left_task);
+                } else {
+                    self.build_node(ids, offset, left_task, out, stack);
+                    if right_task.len() > INLINE_MAX {
+                        stack.push(right_task);
+                    } else {
+                        self.build_node(ids, offset, right_task, out, stack);
+                    }
+                }
+                Node::inner(volume, left as u32)
+            }
+        };
+        if task.slot == out.nodes.len() {
+            out.nodes.push(node);
+        } else {
+            out.nodes[task.slot] = node;
+        }
     }
 
     /// The node volume around the triangles `ids`: straight from the node box
@@ -826,7 +886,7 @@ fn partition(
             r -= PARTITION_BLOCK;
         }
     }
-    let tail = &mut ids[l..r];
+    let tail = &ids[l..r];
     if scratch.len() < tail.len() {
         scratch.resize(
             tail.len(),
@@ -845,11 +905,17 @@ fn partition(
         lo += usize::from(goes_left);
         hi -= usize::from(!goes_left);
     }
-    tail.copy_from_slice(out);
-    let mid = l + lo;
+    let (head, rest) = ids.split_at_mut(l);
+    let (tail, end) = rest.split_at_mut(r - l);
+    let [mut left, mut right] = [NodeSummary::of(head), NodeSummary::of(end)];
+    // Copied back while summarised: one pass over the tail instead of two
+    // (and no call to `memmove`, which small nodes paid for).
+    let (tail_left, tail_right) = tail.split_at_mut(lo);
+    left.add_copies(tail_left, &out[..lo]);
+    right.add_copies(tail_right, &out[lo..]);
     Halves {
-        mid,
-        summaries: [NodeSummary::of(&ids[..mid]), NodeSummary::of(&ids[mid..])],
+        mid: l + lo,
+        summaries: [left, right],
     }
 }
 
