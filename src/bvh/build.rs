@@ -262,6 +262,19 @@ struct Builder<'a> {
 /// Per axis, the box and triangle count of each SAH bin.
 type AxisBins = [[(Bounds, u32); MAX_BINS]; 3];
 
+/// Two sets of empty bins, written in place: `Box::new` of the 18 KB array
+/// built it on the stack and copied it (FCL's rob built 3% faster without).
+fn empty_bins() -> Box<[AxisBins; 2]> {
+    let mut bins = Box::<[AxisBins; 2]>::new_uninit();
+    let first: *mut (Bounds, u32) = bins.as_mut_ptr().cast();
+    for i in 0..2 * 3 * MAX_BINS {
+        // SAFETY: the allocation holds 2 · 3 · MAX_BINS bins, contiguously.
+        unsafe { first.add(i).write((Bounds::EMPTY, 0)) };
+    }
+    // SAFETY: every bin was written above.
+    unsafe { bins.assume_init() }
+}
+
 /// A pending subtree of the serial builder: its id range, its reserved node
 /// slot, its depth and the summary of its triangles.
 struct Task {
@@ -453,7 +466,7 @@ impl<'a> Builder<'a> {
             runs,
             scratch: Vec::new(),
             records: Vec::new(),
-            bins: Box::new([[[(Bounds::EMPTY, 0); MAX_BINS]; 3]; 2]),
+            bins: empty_bins(),
             right_cost: [0.0; MAX_BINS],
         }
     }
