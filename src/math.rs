@@ -33,6 +33,9 @@ pub fn is_finite_vector(v: &Vector) -> bool {
 
 /// Bits of an id carried per float by [`id_to_lanes`].
 const ID_BITS_PER_LANE: u32 = 23;
+/// Bits of the high float's mantissa that [`id_to_lanes`] leaves at zero
+/// (and [`id_from_lanes`] ignores) start here.
+pub(crate) const ID_LANES_FREE_BIT: u32 = 32 - ID_BITS_PER_LANE;
 /// The bits of `1.0`: every carrier float lies in `[1, 2)`.
 const ONE_BITS: u32 = 0x3f80_0000;
 

@@ -8,7 +8,7 @@ use boxtree::bvh::{BuildOptions, NodeKind, ObbFit, SplitRule, Visit};
 use boxtree::intersect::triangle_overlaps_aabb;
 use boxtree::{
     Aabb, AabbTree, BoundingVolume, Bvh, Kdop14, KdopTree, Obb, ObbTree, PackedObb, Point,
-    SphereTree, TriMesh, TriangleId,
+    SphereTree, TriMesh, TriangleId, Vector,
 };
 
 fn meshes() -> Vec<(&'static str, TriMesh)> {
@@ -23,7 +23,25 @@ fn meshes() -> Vec<(&'static str, TriMesh)> {
             "cuboid",
             TriMesh::cuboid(Point::new(-1.0, -2.0, -3.0), Point::new(1.0, 2.0, 3.0)),
         ),
+        ("cuboids", cuboids(200, 5)),
     ]
+}
+
+/// `count` random axis-aligned boxes, as CAD scenes are built: the two
+/// triangles of each face share one bounding box and follow each other.
+fn cuboids(count: u32, seed: u64) -> TriMesh {
+    let mut rng = common::SplitMix(seed);
+    let mut mesh = TriMesh::cuboid(Point::origin(), Point::new(1.0, 1.0, 1.0));
+    for _ in 1..count {
+        let min = rng.point(20.0);
+        let size = Vector::new(
+            rng.range(0.1, 4.0),
+            rng.range(0.1, 4.0),
+            rng.range(0.1, 0.5),
+        );
+        mesh = mesh.merged(&TriMesh::cuboid(min, min + size));
+    }
+    mesh
 }
 
 fn presets() -> Vec<(&'static str, BuildOptions)> {
@@ -114,6 +132,11 @@ fn statistics_are_consistent_with_the_tree() {
                 "{name}/{preset}: leaf size bound"
             );
             assert!(stats.depth < 64, "{name}/{preset}: depth {}", stats.depth);
+            assert_eq!(
+                tree.depth() as usize,
+                stats.depth,
+                "{name}/{preset}: depth recorded by the build"
+            );
             assert!(
                 stats.sah_cost >= 1.0,
                 "{name}/{preset}: SAH cost counts at least the root"
@@ -157,8 +180,9 @@ fn sah_tree_is_cheaper_than_a_median_split_tree() {
 
 #[test]
 fn parallel_build_equals_serial_build() {
-    let mesh =
-        TriMesh::terrain(80, 100.0, 5.0, 2).merged(&TriMesh::random_soup(6000, 50.0, 2.0, 4));
+    let mesh = TriMesh::terrain(80, 100.0, 5.0, 2)
+        .merged(&TriMesh::random_soup(6000, 50.0, 2.0, 4))
+        .merged(&cuboids(500, 6));
     assert!(mesh.len() > 16_000, "big enough to fork several times");
     for (preset, options) in presets().into_iter().take(3) {
         let parallel = BuildOptions {
@@ -174,6 +198,38 @@ fn parallel_build_equals_serial_build() {
             ObbTree::build(&mesh, &parallel),
             ObbTree::build(&mesh, &parallel.serial()),
             "{preset}"
+        );
+    }
+}
+
+#[test]
+fn runs_of_triangles_with_one_box_build_trees_as_good_as_single_triangles() {
+    // The builder groups consecutive triangles with identical boxes; the same
+    // triangles with every face's pair split apart must build as good a tree.
+    let grouped = cuboids(400, 9);
+    let (firsts, seconds): (Vec<[u32; 3]>, Vec<[u32; 3]>) = grouped
+        .indices()
+        .chunks(2)
+        .map(|pair| (pair[0], pair[1]))
+        .unzip();
+    let apart = TriMesh::new(grouped.vertices().to_vec(), [firsts, seconds].concat()).unwrap();
+    for (preset, options) in presets().into_iter().take(3) {
+        let (a, b) = (
+            AabbTree::build(&grouped, &options),
+            AabbTree::build(&apart, &options),
+        );
+        a.validate(&grouped).unwrap();
+        b.validate(&apart).unwrap();
+        let (a, b) = (a.stats(), b.stats());
+        assert!(
+            a.leaf_sizes.len() <= options.max_leaf_size as usize + 1,
+            "{preset}"
+        );
+        assert!(
+            a.sah_cost <= b.sah_cost * 1.003,
+            "{preset}: SAH {} grouped, {} apart",
+            a.sah_cost,
+            b.sah_cost
         );
     }
 }

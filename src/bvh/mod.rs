@@ -122,17 +122,3 @@ impl<V: BoundingVolume> Bvh<V> {
         self.order.len()
     }
 }
-
-/// Longest root-to-leaf path of nodes laid out with children after parents.
-fn tree_depth<V: BoundingVolume>(nodes: &[Node<V>]) -> u32 {
-    let mut depth = vec![0u32; nodes.len()];
-    let mut deepest = 0;
-    for (index, node) in nodes.iter().enumerate() {
-        if let NodeKind::Inner { left, right } = node.kind(NodeId(index as u32)) {
-            depth[left.index()] = depth[index] + 1;
-            depth[right.index()] = depth[index] + 1;
-            deepest = deepest.max(depth[index] + 1);
-        }
-    }
-    deepest
-}
