@@ -161,9 +161,10 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// thread, answers into `out` in the segments' order (`out` is cleared
     /// first; reusing it across frames saves the allocation). For callers
     /// with their own job system, and the fastest way to ask many questions
-    /// on one core: the descents of several segments are interleaved so
-    /// that their memory latencies overlap (see `raycast_stream.rs`). The
-    /// answers are exactly those of one call per segment.
+    /// on one core: on trees larger than the private caches the descents of
+    /// several segments are interleaved so that their memory latencies
+    /// overlap (see `raycast_stream.rs`). The answers are exactly those of
+    /// one call per segment.
     pub fn segments_any_hit_serial(&self, segments: &[Segment], out: &mut Vec<Option<TriangleId>>) {
         out.clear();
         out.resize(segments.len(), None);
