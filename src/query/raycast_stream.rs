@@ -87,6 +87,21 @@ fn interleavable(wide: Option<&WideBvh>) -> Option<&WideBvh> {
     wide.filter(|w| w.fits_array_stack() && w.outgrows_cache())
 }
 
+/// Queries `0 .. count` one after the other, for trees that do not interleave.
+#[inline(always)]
+fn one_at_a_time<A>(
+    count: usize,
+    ray_of: impl Fn(usize) -> Option<PreparedRay>,
+    mut answer: impl FnMut(usize, A),
+    query: impl Fn(&PreparedRay) -> A,
+) {
+    for q in 0..count {
+        if let Some(ray) = ray_of(q) {
+            answer(q, query(&ray));
+        }
+    }
+}
+
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     /// Any-hit for queries `0 .. count`: `ray_of(q)` prepares query `q`
     /// (`None`: no answer is given for it) and `answer(q, blocker)` receives
@@ -99,12 +114,9 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         mut answer: impl FnMut(usize, Option<TriangleId>),
     ) {
         let Some(wide) = interleavable(self.wide()) else {
-            for q in 0..count {
-                if let Some(ray) = ray_of(q) {
-                    answer(q, self.any_hit_prepared(&ray, &skip));
-                }
-            }
-            return;
+            return one_at_a_time(count, ray_of, answer, |ray| {
+                self.any_hit_prepared(ray, &skip)
+            });
         };
         let nodes = wide.nodes();
         interleave(
@@ -171,12 +183,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         mut answer: impl FnMut(usize, Option<RayHit>),
     ) {
         let Some(wide) = interleavable(self.wide()) else {
-            for q in 0..count {
-                if let Some(ray) = ray_of(q) {
-                    answer(q, self.closest_hit_prepared(&ray));
-                }
-            }
-            return;
+            return one_at_a_time(count, ray_of, answer, |ray| self.closest_hit_prepared(ray));
         };
         let nodes = wide.nodes();
         interleave(
