@@ -2,10 +2,11 @@
 //!
 //! Same contract as the binary kernels in `raycast.rs` (they answer
 //! identically; the tests compare both against brute force): the any-hit
-//! kernel tests a node's leaves as soon as the ray enters them and pushes
-//! inner children unordered; the closest-hit kernel tests leaves first,
-//! then pushes the entered inner children farthest first so the nearest is
-//! popped next, and drops entries that start beyond the current hit.
+//! kernel tests a node's leaves as soon as the ray enters them, moves on to
+//! one entered inner child and pushes the others unordered; the
+//! closest-hit kernel tests leaves first, moves on to the nearest entered
+//! inner child and pushes the others farthest first, and drops entries
+//! that start beyond the current hit.
 
 use crate::bvh::{ARRAY_STACK_DEPTH, ArrayStack, TraversalStack, WideBvh, WideNode};
 use crate::math::Real;
