@@ -21,6 +21,7 @@
 
 pub mod bounding_volume;
 pub mod bvh;
+mod cpu;
 pub mod fit;
 pub mod intersect;
 pub mod math;

@@ -20,12 +20,12 @@ mod wide;
 pub use node::{Node, NodeId, NodeKind};
 pub use options::{BuildOptions, SplitRule};
 pub use ray::TraversalRay;
-pub use stack::{ARRAY_STACK_DEPTH, ArrayStack, TraversalStack};
+pub use stack::{ARRAY_STACK_DEPTH, ArrayStack, StackItems, TraversalStack, stack_items};
 pub use stats::TreeStats;
 pub use traverse::Visit;
 pub use validate::ValidationError;
 pub use volume::{BoundingVolume, ObbFit};
-pub use wide::{WideBvh, WideChild, WideNode};
+pub use wide::{WideBvh, WideChild, WideLayout, WideNode};
 
 use crate::bounding_volume::{Aabb, Kdop18, PackedObb, Sphere};
 use crate::mesh::TriangleId;

@@ -1,8 +1,6 @@
 //! The one traversal engine: an iterative descent with a small fixed stack.
 
-use crate::bvh::{
-    ARRAY_STACK_DEPTH, ArrayStack, BoundingVolume, Bvh, NodeId, NodeKind, TraversalStack,
-};
+use crate::bvh::{ArrayStack, BoundingVolume, Bvh, NodeId, NodeKind, TraversalStack, stack_items};
 use crate::mesh::TriangleId;
 
 /// What a leaf callback tells the traversal to do next.
@@ -35,7 +33,7 @@ impl<V: BoundingVolume> Bvh<V> {
         };
         if self.fits_array_stack() {
             self.descend(
-                &mut ArrayStack::new(&mut [Default::default(); ARRAY_STACK_DEPTH]),
+                &mut ArrayStack::new(&mut stack_items()),
                 enter,
                 &mut leaf_range,
             )

@@ -76,9 +76,9 @@ pub trait BoundingVolume: Copy + std::fmt::Debug + Send + Sync + 'static {
     /// the rounding of a centre/half-extent conversion.
     fn oriented_box(&self) -> Obb;
 
-    /// A 4-wide layout for raycasts, for volumes that have one (AABBs).
+    /// A wide layout for raycasts, for volumes that have one (AABBs).
     /// Queries use it when present and the binary tree otherwise.
-    fn wide_layout(bvh: &crate::bvh::Bvh<Self>) -> Option<crate::bvh::WideBvh> {
+    fn wide_layout(bvh: &crate::bvh::Bvh<Self>) -> Option<crate::bvh::WideLayout> {
         let _ = bvh;
         None
     }
@@ -164,8 +164,8 @@ impl BoundingVolume for Aabb {
         ray.slab_entry(&self.min, &self.max, t_min, t_max)
     }
 
-    fn wide_layout(bvh: &crate::bvh::Bvh<Self>) -> Option<crate::bvh::WideBvh> {
-        Some(crate::bvh::WideBvh::from_binary(bvh))
+    fn wide_layout(bvh: &crate::bvh::Bvh<Self>) -> Option<crate::bvh::WideLayout> {
+        Some(crate::bvh::WideLayout::from_binary(bvh))
     }
 }
 

@@ -54,6 +54,7 @@ use smallvec::SmallVec;
 use crate::bounding_volume::Obb;
 use crate::bvh::{
     ARRAY_STACK_DEPTH, ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, Visit,
+    stack_items,
 };
 use crate::intersect::{boxes_overlap, triangles_overlap};
 use crate::math::{Isometry, Matrix, Point, Real, Vector};
@@ -219,7 +220,7 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
         let depth = (self.a.bvh().depth() + self.b.bvh().depth()) as usize;
         if depth <= ARRAY_STACK_DEPTH {
             self.kernel(
-                &mut ArrayStack::new(&mut [Default::default(); ARRAY_STACK_DEPTH]),
+                &mut ArrayStack::new(&mut stack_items()),
                 stats,
                 &mut on_pair,
             )

@@ -1,6 +1,6 @@
 //! A mesh together with its tree: the object users build once and query.
 
-use crate::bvh::{BoundingVolume, BuildOptions, Bvh, WideBvh};
+use crate::bvh::{BoundingVolume, BuildOptions, Bvh, WideLayout};
 use crate::intersect::TriangleLanes;
 use crate::intersect::triangle_triangle::is_degenerate;
 use crate::math::{Isometry, Point, Real};
@@ -16,8 +16,8 @@ use crate::shape::Triangle;
 pub struct MeshTree<V> {
     mesh: TriMesh,
     bvh: Bvh<V>,
-    /// The 4-wide raycast layout, for volumes that have one (see `BoundingVolume::wide_layout`).
-    wide: Option<WideBvh>,
+    /// The wide raycast layout, for volumes that have one (see `BoundingVolume::wide_layout`).
+    wide: Option<WideLayout>,
     /// The triangles copied in the tree's leaf order, so leaf tests read
     /// contiguous memory instead of chasing ids → indices → vertices,
     /// stored by axis for the 4-lane ray test (48 bytes each) with their
@@ -48,19 +48,19 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 
     /// Bytes kept beside the mesh: the tree (nodes and leaf order, as
-    /// [`Bvh::stats`] counts them), the 4-wide raycast layout when the
+    /// [`Bvh::stats`] counts them), the wide raycast layout when the
     /// volume type has one, and the leaf-order copies of the triangles
     /// (48 bytes each, stored by axis, with their ids and hittable flags).
     #[must_use]
     pub fn bytes(&self) -> usize {
         self.bvh.stats().bytes
-            + self.wide.as_ref().map_or(0, WideBvh::bytes)
+            + self.wide.as_ref().map_or(0, WideLayout::bytes)
             + std::mem::size_of_val(self.leaf_triangles.as_slice())
     }
 
-    /// The 4-wide raycast layout, when the volume type has one.
+    /// The wide raycast layout, when the volume type has one.
     #[must_use]
-    pub fn wide(&self) -> Option<&WideBvh> {
+    pub fn wide(&self) -> Option<&WideLayout> {
         self.wide.as_ref()
     }
 

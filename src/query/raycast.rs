@@ -13,8 +13,8 @@
 //! Zero-area triangles never produce hits.
 
 use crate::bvh::{
-    ARRAY_STACK_DEPTH, ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack,
-    Visit,
+    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, WideBvh,
+    WideLayout, stack_items,
 };
 use crate::intersect::{TriangleHit, WatertightRay};
 use crate::math::{Real, Vector};
@@ -115,15 +115,62 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// Any triangle hit with `t ∈ [t_min, t_max]`, found with early exit and no ordering.
     #[must_use]
     pub fn ray_any_hit(&self, ray: &Ray, t_min: Real, t_max: Real) -> Option<TriangleId> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(WideLayout::Eight(wide)) = self.wide()
+            && crate::cpu::has_avx2()
+        {
+            // SAFETY: the CPU has AVX2 and its companions (just checked).
+            return unsafe { self.ray_any_hit_avx2(wide, ray, t_min, t_max) };
+        }
         let prepared = PreparedRay::new(ray, t_min, t_max)?;
         self.any_hit_prepared(&prepared, |_| false)
+    }
+
+    /// The whole any-hit query on an 8-wide layout in AVX2 code, set-up
+    /// included: with only the kernel in AVX2 code the bunny measured
+    /// 132–138 ns, with the set-up too 124–131 (scratch runs, CPU time).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
+    fn ray_any_hit_avx2(
+        &self,
+        wide: &WideBvh<8>,
+        ray: &Ray,
+        t_min: Real,
+        t_max: Real,
+    ) -> Option<TriangleId> {
+        let prepared = PreparedRay::new(ray, t_min, t_max)?;
+        self.wide_any_hit_in(wide, &prepared, &|_| false)
     }
 
     /// The closest hit with `t ∈ [t_min, t_max]` (`t_max` may be infinite).
     #[must_use]
     pub fn ray_closest_hit(&self, ray: &Ray, t_min: Real, t_max: Real) -> Option<RayHit> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(WideLayout::Eight(wide)) = self.wide()
+            && crate::cpu::has_avx2()
+        {
+            // SAFETY: the CPU has AVX2 and its companions (just checked).
+            return unsafe { self.ray_closest_hit_avx2(wide, ray, t_min, t_max) };
+        }
         let prepared = PreparedRay::new(ray, t_min, t_max)?;
         self.closest_hit_prepared(&prepared)
+    }
+
+    /// The whole closest-hit query on an 8-wide layout in AVX2 code (see
+    /// [`MeshTree::ray_any_hit_avx2`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
+    fn ray_closest_hit_avx2(
+        &self,
+        wide: &WideBvh<8>,
+        ray: &Ray,
+        t_min: Real,
+        t_max: Real,
+    ) -> Option<RayHit> {
+        let prepared = PreparedRay::new(ray, t_min, t_max)?;
+        // SAFETY: this function only runs on CPUs with AVX2, hence AVX.
+        let closest = unsafe { self.wide_closest_hit_in::<8, true>(wide, &prepared) };
+        closest.map(|c| self.ray_hit(c))
     }
 
     /// Every hit with `t ∈ [t_min, t_max]`, sorted by `t` (ties by triangle id).
@@ -141,11 +188,8 @@ impl<V: BoundingVolume> MeshTree<V> {
             Visit::Continue
         };
         if self.bvh().fits_array_stack() {
-            self.bvh().descend(
-                &mut ArrayStack::new(&mut [Default::default(); ARRAY_STACK_DEPTH]),
-                enter,
-                collect,
-            );
+            self.bvh()
+                .descend(&mut ArrayStack::new(&mut stack_items()), enter, collect);
         } else {
             self.bvh().descend(&mut Vec::new(), enter, collect);
         }
@@ -240,11 +284,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         if let Some(wide) = self.wide() {
             self.wide_any_hit(wide, ray, &skip)
         } else if self.bvh().fits_array_stack() {
-            self.any_hit_kernel(
-                ray,
-                &skip,
-                &mut ArrayStack::new(&mut [Default::default(); ARRAY_STACK_DEPTH]),
-            )
+            self.any_hit_kernel(ray, &skip, &mut ArrayStack::new(&mut stack_items()))
         } else {
             self.any_hit_kernel(ray, &skip, &mut Vec::new())
         }
@@ -278,10 +318,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         let closest = if let Some(wide) = self.wide() {
             self.wide_closest_hit(wide, ray)
         } else if self.bvh().fits_array_stack() {
-            self.closest_hit_kernel(
-                ray,
-                &mut ArrayStack::new(&mut [Default::default(); ARRAY_STACK_DEPTH]),
-            )
+            self.closest_hit_kernel(ray, &mut ArrayStack::new(&mut stack_items()))
         } else {
             self.closest_hit_kernel(ray, &mut Vec::new())
         };

@@ -18,7 +18,9 @@
 //! the one-query calls (any-hit returns the same first blocker; closest-hit
 //! answers do not depend on the order anyway).
 
-use crate::bvh::{ARRAY_STACK_DEPTH, ArrayStack, TraversalStack, WideBvh, WideNode, set_bits};
+use crate::bvh::{
+    ArrayStack, StackItems, TraversalStack, WideBvh, WideLayout, WideNode, set_bits, stack_items,
+};
 use crate::math::Real;
 use crate::mesh::TriangleId;
 use crate::query::raycast::{LeafHit, PreparedRay, prune_slack};
@@ -71,7 +73,7 @@ impl PendingLeaves {
     /// The pending leaves' ranges `(first, count)` of the leaf order; none
     /// remain pending afterwards.
     #[inline(always)]
-    fn take<'n>(&mut self, nodes: &'n [WideNode]) -> impl Iterator<Item = (u32, u32)> + 'n {
+    fn take<'n>(&mut self, nodes: &'n [WideNode<4>]) -> impl Iterator<Item = (u32, u32)> + 'n {
         // The node was visited by the previous step, so it is in cache.
         let node = &nodes[self.node as usize];
         set_bits(u64::from(std::mem::take(&mut self.lanes))).map(|lane| node.leaf_range(lane))
@@ -83,8 +85,13 @@ impl PendingLeaves {
 /// descent waits on memory and parking only costs: bunny closest hit 268
 /// against 221 ns; bunny any-hit 155–163 against 147–148 ns in criterion
 /// runs once single queries descend straight into their next child.
-fn interleavable(wide: Option<&WideBvh>) -> Option<&WideBvh> {
-    wide.filter(|w| w.fits_array_stack() && w.outgrows_cache())
+fn interleavable(layout: Option<&WideLayout>) -> Option<&WideBvh<4>> {
+    match layout {
+        Some(WideLayout::Four(wide)) if wide.fits_array_stack() && wide.outgrows_cache() => {
+            Some(wide)
+        }
+        _ => None,
+    }
 }
 
 /// Queries `0 .. count` one after the other, for trees that do not interleave.
@@ -139,9 +146,9 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     #[inline(always)]
     fn any_hit_step(
         &self,
-        nodes: &[WideNode],
+        nodes: &[WideNode<4>],
         descent: &mut AnyHitDescent,
-        stack: &mut [u32; ARRAY_STACK_DEPTH],
+        stack: &mut StackItems<u32>,
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<Option<TriangleId>> {
         let ray = &descent.ray;
@@ -158,7 +165,9 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         let (_, entered) = node.ray_entries(&ray.boxes, ray.t_min, ray.t_max);
         let leaves = entered & node.leaf_lanes();
         let inner = entered & !leaves;
-        let mut stack = ArrayStack::resume(stack, descent.pending);
+        // SAFETY: `pending` is the length this descent's stack over these
+        // items had when it was parked (0 for a new descent).
+        let mut stack = unsafe { ArrayStack::resume(stack, descent.pending) };
         for lane in 0..4 {
             stack.push_if(node.inner_child(lane), inner >> lane & 1 != 0);
         }
@@ -213,16 +222,18 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     #[inline(always)]
     fn closest_hit_step(
         &self,
-        nodes: &[WideNode],
+        nodes: &[WideNode<4>],
         descent: &mut ClosestHitDescent,
-        stack: &mut [(u32, Real); ARRAY_STACK_DEPTH],
+        stack: &mut StackItems<(u32, Real)>,
     ) -> bool {
         let ray = &descent.ray;
         for (first, count) in descent.leaves.take(nodes) {
             self.leaf_closest_hit(ray, first, count, &mut descent.best, &mut descent.t_best);
         }
         let reach = descent.t_best + descent.slack;
-        let mut stack = ArrayStack::resume(stack, descent.pending);
+        // SAFETY: `pending` is the length this descent's stack over these
+        // items had when it was parked (0 for a new descent).
+        let mut stack = unsafe { ArrayStack::resume(stack, descent.pending) };
         // Entries beyond the current hit are dropped without reading their nodes.
         let mut next = descent.next;
         while let Some((_, entry)) = next
@@ -256,7 +267,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
 
     /// Asks the cache for the triangles of the leaves in `lanes` of `node`.
     #[inline(always)]
-    fn prefetch_leaves(&self, node: &WideNode, lanes: u32) {
+    fn prefetch_leaves(&self, node: &WideNode<4>, lanes: u32) {
         for lane in set_bits(u64::from(lanes)) {
             let (first, count) = node.leaf_range(lane);
             prefetch_lines(self.leaf_ray_triangles(first, count));
@@ -273,7 +284,7 @@ fn interleave<D, E: Copy + Default, A>(
     count: usize,
     ray_of: impl Fn(usize) -> Option<PreparedRay>,
     mut begin: impl FnMut(usize, PreparedRay) -> D,
-    mut step: impl FnMut(&mut D, &mut [E; ARRAY_STACK_DEPTH]) -> Option<A>,
+    mut step: impl FnMut(&mut D, &mut StackItems<E>) -> Option<A>,
     mut answer: impl FnMut(&D, A),
 ) {
     let mut queries = 0..count;
@@ -284,7 +295,7 @@ fn interleave<D, E: Copy + Default, A>(
     let mut live = descents.iter().take_while(|d| d.is_some()).count();
     // The stacks live apart from the rest of the state, so starting a
     // query does not rewrite a whole array.
-    let mut stacks = [[E::default(); ARRAY_STACK_DEPTH]; IN_FLIGHT];
+    let mut stacks = [stack_items::<E>(); IN_FLIGHT];
     while live > 0 {
         let mut slot = 0;
         while slot < live {

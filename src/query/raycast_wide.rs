@@ -8,40 +8,86 @@
 //! inner child and pushes the others farthest first, and drops entries
 //! that start beyond the current hit.
 
-use crate::bvh::{ARRAY_STACK_DEPTH, ArrayStack, TraversalStack, WideBvh, WideNode};
+use crate::bvh::{ArrayStack, TraversalStack, WideBvh, WideLayout, WideNode, stack_items};
 use crate::math::Real;
 use crate::mesh::TriangleId;
 use crate::query::MeshTree;
 use crate::query::raycast::{LeafHit, PreparedRay, prune_slack};
 
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
+    /// The any-hit kernel for a prepared ray. The 4-wide kernel is inlined
+    /// into the caller, next to the ray's set-up (called through a function
+    /// boundary it measured 10% slower); the 8-wide one is chosen by CPU
+    /// in [`MeshTree::wide_any_hit_eight`]. The public entry points go
+    /// further and run the whole query, set-up included, in AVX2 code when
+    /// they can (`ray_any_hit` in `raycast.rs`).
+    #[inline(always)]
     pub(crate) fn wide_any_hit(
         &self,
-        wide: &WideBvh,
+        layout: &WideLayout,
+        ray: &PreparedRay,
+        skip: &impl Fn(TriangleId) -> bool,
+    ) -> Option<TriangleId> {
+        match layout {
+            WideLayout::Four(wide) => self.wide_any_hit_in(wide, ray, skip),
+            WideLayout::Eight(wide) => self.wide_any_hit_eight(wide, ray, skip),
+        }
+    }
+
+    fn wide_any_hit_eight(
+        &self,
+        wide: &WideBvh<8>,
+        ray: &PreparedRay,
+        skip: &impl Fn(TriangleId) -> bool,
+    ) -> Option<TriangleId> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::cpu::has_avx2() {
+            // SAFETY: the CPU has AVX2 and its companions (just checked).
+            return unsafe { self.wide_any_hit_avx2(wide, ray, skip) };
+        }
+        self.wide_any_hit_in(wide, ray, skip)
+    }
+
+    /// [`MeshTree::wide_any_hit_in`] compiled for AVX2 (see `crate::cpu`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
+    fn wide_any_hit_avx2(
+        &self,
+        wide: &WideBvh<8>,
+        ray: &PreparedRay,
+        skip: &impl Fn(TriangleId) -> bool,
+    ) -> Option<TriangleId> {
+        self.wide_any_hit_in(wide, ray, skip)
+    }
+
+    #[inline(always)]
+    pub(crate) fn wide_any_hit_in<const W: usize>(
+        &self,
+        wide: &WideBvh<W>,
         ray: &PreparedRay,
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
         match (wide.fits_array_stack(), wide.outgrows_cache()) {
-            (true, false) => self.wide_any_hit_kernel::<false>(
+            (true, false) => self.wide_any_hit_kernel::<W, false>(
                 wide,
                 ray,
                 skip,
-                &mut ArrayStack::new(&mut [0; ARRAY_STACK_DEPTH]),
+                &mut ArrayStack::new(&mut stack_items()),
             ),
-            (true, true) => self.wide_any_hit_kernel::<true>(
+            (true, true) => self.wide_any_hit_kernel::<W, true>(
                 wide,
                 ray,
                 skip,
-                &mut ArrayStack::new(&mut [0; ARRAY_STACK_DEPTH]),
+                &mut ArrayStack::new(&mut stack_items()),
             ),
-            (false, _) => self.wide_any_hit_kernel::<true>(wide, ray, skip, &mut Vec::new()),
+            (false, _) => self.wide_any_hit_kernel::<W, true>(wide, ray, skip, &mut Vec::new()),
         }
     }
 
     #[inline(always)]
-    fn wide_any_hit_kernel<const PREFETCH: bool>(
+    fn wide_any_hit_kernel<const W: usize, const PREFETCH: bool>(
         &self,
-        wide: &WideBvh,
+        wide: &WideBvh<W>,
         ray: &PreparedRay,
         skip: &impl Fn(TriangleId) -> bool,
         stack: &mut impl TraversalStack<u32>,
@@ -62,7 +108,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             // 151–155 → 147–148 ns).
             let top = (31 - (inner | 1).leading_zeros()) as usize;
             let others = inner & !(1 << top);
-            for lane in 0..4 {
+            for lane in 0..W {
                 stack.push_if(node.inner_child(lane), others >> lane & 1 != 0);
             }
             if PREFETCH {
@@ -85,26 +131,75 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         }
     }
 
-    pub(crate) fn wide_closest_hit(&self, wide: &WideBvh, ray: &PreparedRay) -> Option<LeafHit> {
-        match (wide.fits_array_stack(), wide.outgrows_cache()) {
-            (true, false) => self.wide_closest_hit_kernel::<false>(
-                wide,
-                ray,
-                &mut ArrayStack::new(&mut [(0, 0.0); ARRAY_STACK_DEPTH]),
-            ),
-            (true, true) => self.wide_closest_hit_kernel::<true>(
-                wide,
-                ray,
-                &mut ArrayStack::new(&mut [(0, 0.0); ARRAY_STACK_DEPTH]),
-            ),
-            (false, _) => self.wide_closest_hit_kernel::<true>(wide, ray, &mut Vec::new()),
+    /// The closest-hit kernel for a prepared ray, split like
+    /// [`MeshTree::wide_any_hit`].
+    #[inline(always)]
+    pub(crate) fn wide_closest_hit(
+        &self,
+        layout: &WideLayout,
+        ray: &PreparedRay,
+    ) -> Option<LeafHit> {
+        match layout {
+            // SAFETY: `AVX = false` asks nothing of the CPU.
+            WideLayout::Four(wide) => unsafe { self.wide_closest_hit_in::<4, false>(wide, ray) },
+            WideLayout::Eight(wide) => self.wide_closest_hit_eight(wide, ray),
         }
     }
 
+    fn wide_closest_hit_eight(&self, wide: &WideBvh<8>, ray: &PreparedRay) -> Option<LeafHit> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::cpu::has_avx2() {
+            // SAFETY: the CPU has AVX2 and its companions (just checked).
+            return unsafe { self.wide_closest_hit_avx2(wide, ray) };
+        }
+        // SAFETY: `AVX = false` asks nothing of the CPU.
+        unsafe { self.wide_closest_hit_in::<8, false>(wide, ray) }
+    }
+
+    /// [`MeshTree::wide_closest_hit_in`] compiled for AVX2 (see `crate::cpu`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
+    fn wide_closest_hit_avx2(&self, wide: &WideBvh<8>, ray: &PreparedRay) -> Option<LeafHit> {
+        // SAFETY: this function only runs on CPUs with AVX2, hence AVX.
+        unsafe { self.wide_closest_hit_in::<8, true>(wide, ray) }
+    }
+
+    /// # Safety
+    /// With `AVX`, the CPU must support AVX.
     #[inline(always)]
-    fn wide_closest_hit_kernel<const PREFETCH: bool>(
+    pub(crate) unsafe fn wide_closest_hit_in<const W: usize, const AVX: bool>(
         &self,
-        wide: &WideBvh,
+        wide: &WideBvh<W>,
+        ray: &PreparedRay,
+    ) -> Option<LeafHit> {
+        // SAFETY (all three): passed on from the caller.
+        match (wide.fits_array_stack(), wide.outgrows_cache()) {
+            (true, false) => unsafe {
+                self.wide_closest_hit_kernel::<W, AVX, false>(
+                    wide,
+                    ray,
+                    &mut ArrayStack::new(&mut stack_items()),
+                )
+            },
+            (true, true) => unsafe {
+                self.wide_closest_hit_kernel::<W, AVX, true>(
+                    wide,
+                    ray,
+                    &mut ArrayStack::new(&mut stack_items()),
+                )
+            },
+            (false, _) => unsafe {
+                self.wide_closest_hit_kernel::<W, AVX, true>(wide, ray, &mut Vec::new())
+            },
+        }
+    }
+
+    /// # Safety
+    /// With `AVX`, the CPU must support AVX.
+    #[inline(always)]
+    unsafe fn wide_closest_hit_kernel<const W: usize, const AVX: bool, const PREFETCH: bool>(
+        &self,
+        wide: &WideBvh<W>,
         ray: &PreparedRay,
         stack: &mut impl TraversalStack<(u32, Real)>,
     ) -> Option<LeafHit> {
@@ -119,7 +214,9 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             let reach = t_best + slack;
             if entry <= reach {
                 let node = &nodes[index as usize];
-                let (entries, entered) = node.ray_entries(&ray.boxes, t_min, reach);
+                // SAFETY: passed on from the caller.
+                let (entries, entered) =
+                    unsafe { node.ray_entries_in_registers::<AVX>(&ray.boxes, t_min, reach) };
                 let leaves = entered & node.leaf_lanes();
                 let mut pending = leaves;
                 while pending != 0 {
@@ -152,9 +249,9 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
 /// through a five-comparison network over the four lanes, with lanes not
 /// entered keyed at +∞ so they sink to the end and are not pushed.
 #[inline(always)]
-pub(crate) fn nearest_inner(
-    node: &WideNode,
-    entries: &[Real; 4],
+pub(crate) fn nearest_inner<const W: usize>(
+    node: &WideNode<W>,
+    entries: &[Real; W],
     inner: u32,
     stack: &mut impl TraversalStack<(u32, Real)>,
 ) -> (u32, Real) {
@@ -182,17 +279,49 @@ pub(crate) fn nearest_inner(
         };
         (node.inner_child(lane), entry)
     };
-    let mut keyed = [key(0), key(1), key(2), key(3)];
-    for (i, j) in [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)] {
+    let mut keyed: [(u32, Real); W] = std::array::from_fn(key);
+    for &(i, j) in sorting_network(W) {
         let (a, b) = (keyed[i], keyed[j]);
         let swap = b.1 < a.1;
         keyed[i] = if swap { b } else { a };
         keyed[j] = if swap { a } else { b };
     }
-    stack.push_if(keyed[3], count >= 4);
-    stack.push_if(keyed[2], count >= 3);
+    for j in (2..W).rev() {
+        stack.push_if(keyed[j], count as usize > j);
+    }
     stack.push(keyed[1]);
     keyed[0]
+}
+
+/// A sorting network over `width` lanes: the optimal ones for four (5
+/// comparators) and eight (19; Knuth, TAOCP vol. 3, §5.3.4).
+#[inline(always)]
+const fn sorting_network(width: usize) -> &'static [(usize, usize)] {
+    match width {
+        4 => &[(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)],
+        8 => &[
+            (0, 2),
+            (1, 3),
+            (4, 6),
+            (5, 7),
+            (0, 4),
+            (1, 5),
+            (2, 6),
+            (3, 7),
+            (0, 1),
+            (2, 3),
+            (4, 5),
+            (6, 7),
+            (2, 4),
+            (3, 5),
+            (1, 4),
+            (3, 6),
+            (1, 2),
+            (3, 4),
+            (5, 6),
+        ],
+        _ => panic!("no sorting network for this width"),
+    }
 }
 
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
@@ -206,7 +335,12 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     /// 574–630 → 489–514 ns; the leaf triangles then 444–476 → 404–420 ns
     /// and 492–524 → 460–472 ns). A hint only.
     #[inline(always)]
-    fn prefetch_ahead(&self, nodes: &[WideNode], node: &WideNode, inner: u32) {
+    fn prefetch_ahead<const W: usize>(
+        &self,
+        nodes: &[WideNode<W>],
+        node: &WideNode<W>,
+        inner: u32,
+    ) {
         let mut pending = inner;
         while pending != 0 {
             let lane = pending.trailing_zeros() as usize;
@@ -222,16 +356,17 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
 
 /// Asks the cache for a node that will be visited soon (a hint only).
 #[inline(always)]
-pub(crate) fn prefetch_node(node: &WideNode) {
+pub(crate) fn prefetch_node<const W: usize>(node: &WideNode<W>) {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let at: *const i8 = (node as *const WideNode).cast();
+        let at: *const i8 = (node as *const WideNode<W>).cast();
         // SAFETY: a prefetch never faults and has no observable effect; both
-        // addresses lie inside the 128-byte node that `node` refers to.
+        // addresses lie inside the node that `node` refers to.
         unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(at);
-            _mm_prefetch::<_MM_HINT_T0>(at.add(64));
+            for line in 0..std::mem::size_of::<WideNode<W>>() / 64 {
+                _mm_prefetch::<_MM_HINT_T0>(at.add(64 * line));
+            }
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -257,4 +392,113 @@ pub(crate) fn prefetch_lines<T>(items: &[T]) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = items;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sorting_network;
+    use crate::bounding_volume::Aabb;
+    use crate::bvh::{BuildOptions, WideBvh};
+    use crate::math::{Point, Vector};
+    use crate::mesh::TriMesh;
+    use crate::query::MeshTree;
+    use crate::query::raycast::{LeafHit, PreparedRay};
+    use crate::shape::Ray;
+    use crate::test_support::unit_floats;
+
+    /// `(t, triangle)` of a closest hit, for comparing answers exactly.
+    fn key(hit: Option<LeafHit>) -> Option<(f32, u32)> {
+        hit.map(|h| (h.hit.t, h.triangle.0))
+    }
+
+    #[test]
+    fn every_kernel_instance_answers_as_brute_force() {
+        // A query runs one kernel instance per machine and tree: 8-wide in
+        // AVX2 or baseline code, or 4-wide on trees beyond the caches. Here
+        // every instance answers the same segments on the same small trees,
+        // against a test of every triangle; a tenth of them axis-parallel.
+        let meshes = [
+            TriMesh::random_soup(1500, 4.0, 0.6, 3),
+            TriMesh::terrain(30, 10.0, 2.0, 5),
+            TriMesh::icosphere(Point::origin(), 1.0, 3),
+        ];
+        for mesh in meshes {
+            let tree = MeshTree::<Aabb>::build(mesh, &BuildOptions::sah());
+            let (four, eight) = (
+                WideBvh::<4>::from_binary(tree.bvh()),
+                WideBvh::<8>::from_binary(tree.bvh()),
+            );
+            let bounds = tree.mesh().aabb();
+            let (center, half) = (bounds.center(), bounds.half_extents() * 1.2);
+            let mut rand = unit_floats(0x5eed);
+            let mut point = || {
+                let mut p = center;
+                for axis in 0..3 {
+                    p[axis] += half[axis] * (2.0 * rand() - 1.0);
+                }
+                p
+            };
+            let (mut hits, mut axis_parallel) = (0, 0);
+            for i in 0..3000 {
+                let a = point();
+                let mut b = point();
+                if i % 10 == 0 {
+                    let axis = i / 10 % 3;
+                    b = a + Vector::ith(axis, b[axis] - a[axis]);
+                    axis_parallel += 1;
+                }
+                let prepared = PreparedRay::new(&Ray::new(a, b - a), 0.0, 1.0).unwrap();
+                let (mut best, mut t_best) = (None, 1.0);
+                let all = tree.mesh().len() as u32;
+                tree.leaf_closest_hit(&prepared, 0, all, &mut best, &mut t_best);
+                let expected = key(best);
+                hits += usize::from(expected.is_some());
+                let none = |_| false;
+                // SAFETY: `AVX = false` asks nothing of the CPU.
+                let (closest4, closest8) = unsafe {
+                    (
+                        tree.wide_closest_hit_in::<4, false>(&four, &prepared),
+                        tree.wide_closest_hit_in::<8, false>(&eight, &prepared),
+                    )
+                };
+                assert_eq!(key(closest4), expected, "4-wide, segment {i}");
+                assert_eq!(key(closest8), expected, "8-wide, segment {i}");
+                let any4 = tree.wide_any_hit_in(&four, &prepared, &none);
+                let any8 = tree.wide_any_hit_in(&eight, &prepared, &none);
+                assert_eq!(any4.is_some(), expected.is_some(), "4-wide, segment {i}");
+                assert_eq!(any8.is_some(), expected.is_some(), "8-wide, segment {i}");
+                #[cfg(target_arch = "x86_64")]
+                if crate::cpu::has_avx2() {
+                    // SAFETY: the CPU has AVX2 (just checked).
+                    let (closest, any) = unsafe {
+                        (
+                            tree.wide_closest_hit_avx2(&eight, &prepared),
+                            tree.wide_any_hit_avx2(&eight, &prepared, &none),
+                        )
+                    };
+                    assert_eq!(key(closest), expected, "AVX2, segment {i}");
+                    assert_eq!(any.is_some(), expected.is_some(), "AVX2, segment {i}");
+                }
+            }
+            assert!(hits > 300 && hits < 2700, "{hits} of 3000 segments hit");
+            assert_eq!(axis_parallel, 300);
+        }
+    }
+
+    #[test]
+    fn sorting_networks_sort_every_zero_one_input() {
+        // The 0-1 principle: a comparator network that sorts every input
+        // of zeros and ones sorts every input (Knuth, TAOCP vol. 3, §5.3.4).
+        for width in [4, 8] {
+            for bits in 0u32..1 << width {
+                let mut keys: Vec<u32> = (0..width).map(|lane| bits >> lane & 1).collect();
+                for &(i, j) in sorting_network(width) {
+                    if keys[j] < keys[i] {
+                        keys.swap(i, j);
+                    }
+                }
+                assert!(keys.is_sorted(), "{width}: {bits:b}: {keys:?}");
+            }
+        }
+    }
 }

@@ -20,7 +20,7 @@
 //! or radius) overlaps nothing.
 
 use crate::bounding_volume::{Aabb, Obb, Sphere};
-use crate::bvh::{ARRAY_STACK_DEPTH, ArrayStack, BoundingVolume, NodeId, TraversalStack, Visit};
+use crate::bvh::{ArrayStack, BoundingVolume, NodeId, TraversalStack, Visit, stack_items};
 use crate::intersect::{
     boxes_overlap, triangle_overlaps_aabb, triangle_overlaps_obb, triangle_overlaps_sphere,
 };
@@ -204,7 +204,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         if self.bvh().fits_array_stack() {
             self.region_kernel(
                 &region,
-                &mut ArrayStack::new(&mut [Default::default(); ARRAY_STACK_DEPTH]),
+                &mut ArrayStack::new(&mut stack_items()),
                 &mut on_triangle,
             )
         } else {
