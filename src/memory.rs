@@ -22,7 +22,7 @@ const HUGE_PAGE: usize = 2 << 20;
 /// (the kernel picks the page size when a page is first touched; advising
 /// later leaves the collapse to a background thread that may take minutes).
 ///
-/// Used for arrays that queries read at random: the 4-wide nodes and the
+/// Used for arrays that queries read at random: the wide nodes and the
 /// leaf-order triangles. 1.7M-triangle terrain, one query at a time,
 /// alternating runs: any-hit 452–468 → 379–396 ns, closest hit 484–500 →
 /// 400–423 ns. Arrays under two huge pages get no advice.

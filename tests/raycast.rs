@@ -605,7 +605,7 @@ fn mesh_tree_bytes_count_the_tree_the_wide_layout_and_the_leaf_triangles() {
     let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
     let wide = aabb
         .wide()
-        .expect("AABB trees keep a 4-wide layout")
+        .expect("AABB trees keep a wide layout")
         .bytes();
     assert!(wide > 0);
     assert_eq!(

@@ -22,6 +22,9 @@ use crate::memory::copy_to_huge_pages;
 const LEAF: u32 = 1 << 31;
 /// An unused child slot (its box is empty, so no ray ever enters it).
 const EMPTY: u32 = u32::MAX;
+/// A core's private caches (L2 on this class of machine): node arrays
+/// beyond it are read from farther away.
+const CACHE_BYTES: usize = 1 << 20;
 /// The widest node supported (the collapse's cost tables are this long).
 const MAX_WIDTH: usize = 8;
 /// Bits of a `count` slot that hold an inner child's number of inner
@@ -93,11 +96,11 @@ impl WideLayout {
     /// private caches (see [`WideBvh::outgrows_cache`]).
     #[must_use]
     pub fn from_binary(bvh: &Bvh<Aabb>) -> WideLayout {
-        let eight = WideBvh::<8>::from_binary(bvh);
-        if eight.outgrows_cache() {
+        let eight = WideBvh::<8>::collapse(bvh);
+        if std::mem::size_of_val(eight.0.as_slice()) > CACHE_BYTES {
             WideLayout::Four(WideBvh::from_binary(bvh))
         } else {
-            WideLayout::Eight(eight)
+            WideLayout::Eight(WideBvh::finish(eight))
         }
     }
 
@@ -357,11 +360,16 @@ impl<const W: usize> WideBvh<W> {
     /// terrain unchanged within noise, and 20% fewer wide nodes.
     #[must_use]
     pub fn from_binary(bvh: &Bvh<Aabb>) -> WideBvh<W> {
+        Self::finish(Self::collapse(bvh))
+    }
+
+    /// The nodes of the layout, in ordinary memory, and the depth.
+    fn collapse(bvh: &Bvh<Aabb>) -> (Vec<WideNode<W>>, u32) {
         let mut nodes = vec![WideNode::UNUSED];
         let root = bvh.node(NodeId::ROOT);
         if let NodeKind::Leaf { first, count } = root.kind(NodeId::ROOT) {
             nodes[0].set(0, &root.volume, LEAF | first, count);
-            return WideBvh { nodes, depth: 0 };
+            return (nodes, 0);
         }
         let mut depth = 0;
         let collapse = Collapse::new(bvh, W);
@@ -385,6 +393,12 @@ impl<const W: usize> WideBvh<W> {
                 }
             }
         }
+        (nodes, depth)
+    }
+
+    /// Links each node's grandchildren and moves the nodes to where
+    /// queries read them.
+    fn finish((mut nodes, depth): (Vec<WideNode<W>>, u32)) -> WideBvh<W> {
         link_grandchildren(&mut nodes);
         // Queries read the nodes at random: see `copy_to_huge_pages`.
         let nodes = copy_to_huge_pages(&nodes);
@@ -420,7 +434,7 @@ impl<const W: usize> WideBvh<W> {
     #[must_use]
     #[inline(always)]
     pub fn outgrows_cache(&self) -> bool {
-        self.bytes() > 1 << 20
+        self.bytes() > CACHE_BYTES
     }
 
     /// Bytes of node storage.

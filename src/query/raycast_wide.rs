@@ -1,4 +1,4 @@
-//! Any-hit and closest-hit kernels over the 4-wide AABB layout.
+//! Any-hit and closest-hit kernels over the wide AABB layouts (4 or 8 lanes).
 //!
 //! Same contract as the binary kernels in `raycast.rs` (they answer
 //! identically; the tests compare both against brute force): the any-hit
