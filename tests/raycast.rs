@@ -8,7 +8,7 @@
 
 mod common;
 
-use boxtree::bvh::{BoundingVolume, BuildOptions, WideLayout};
+use boxtree::bvh::{BoundingVolume, BuildOptions};
 use boxtree::intersect::{WatertightRay, segment_triangle};
 use boxtree::{
     Aabb, Isometry, MeshTree, Obb, PackedObb, Point, Ray, Real, Segment, SightOptions, TriMesh,
@@ -145,16 +145,15 @@ fn segment_queries_agree_with_brute_force_on_every_mesh() {
 
 #[test]
 fn trees_larger_than_the_caches_take_the_prefetching_kernels_and_agree() {
-    // Enough triangles that 8-wide nodes would exceed 1 MiB, so the tree
-    // keeps the 4-wide layout and the kernels that prefetch children run;
-    // fewer segments keep the brute force quick.
+    // Enough triangles that the wide nodes exceed 1 MiB, so the kernels
+    // that prefetch children run; fewer segments keep the brute force quick.
     let mesh = TriMesh::terrain(150, 100.0, 6.0, 5).merged(&TriMesh::icosphere(
         Point::new(0.0, 0.0, 4.0),
         5.0,
         3,
     ));
     let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
-    assert!(matches!(tree.wide(), Some(WideLayout::Four(w)) if w.outgrows_cache()));
+    assert!(tree.wide().is_some_and(|w| w.outgrows_cache()));
     let triangles: Vec<Triangle> = mesh.triangles().collect();
     let segments = random_segments(&mesh, segment_count() / 25, 0x1A7);
     let mut blocked = 0;
@@ -481,9 +480,8 @@ fn batches_interleaved_on_one_thread_answer_exactly_as_one_query_at_a_time() {
     batches_match_single_queries(&packed, &bunny);
     for (mesh, interleaves) in [(large, true), (bunny, false)] {
         let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
-        // Batches interleave only on the 4-wide layout of large trees.
-        let four = matches!(tree.wide(), Some(WideLayout::Four(w)) if w.outgrows_cache());
-        assert_eq!(four, interleaves);
+        let wide = tree.wide().expect("AABB trees keep a wide layout");
+        assert_eq!(wide.outgrows_cache(), interleaves);
         batches_match_single_queries(&tree, &mesh);
     }
 }
@@ -603,10 +601,7 @@ fn mesh_tree_bytes_count_the_tree_the_wide_layout_and_the_leaf_triangles() {
     let per_triangle = 48;
     let n = mesh.len();
     let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
-    let wide = aabb
-        .wide()
-        .expect("AABB trees keep a wide layout")
-        .bytes();
+    let wide = aabb.wide().expect("AABB trees keep a wide layout").bytes();
     assert!(wide > 0);
     assert_eq!(
         aabb.bytes(),

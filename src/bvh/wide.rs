@@ -73,55 +73,17 @@ pub struct WideBvh<const W: usize> {
     depth: u32,
 }
 
-/// The wide layout a tree keeps for raycasts: 8-wide while its nodes fit a
-/// core's private caches, 4-wide beyond.
+/// The wide layout AABB trees keep for raycasts: eight lanes.
 ///
-/// Eight lanes halve the levels a descent visits again, and a node test is
-/// about as fast on AVX (one 8-lane instruction where four lanes took one
-/// SSE instruction): bunny any-hit 144–148 → 118–124 ns and closest hit
-/// 212–216 → 196–199 ns (scratch runs, CPU time). On trees larger than the
-/// caches every level is a cache miss, and an 8-wide node spans four lines
-/// against two: the 1.7M-triangle terrain measured 400 → 450–475 ns
-/// any-hit and 420–445 → 495–515 ns closest hit, so it keeps four lanes.
-#[derive(Clone, Debug, PartialEq)]
-pub enum WideLayout {
-    /// Trees whose 8-wide nodes would outgrow the private caches.
-    Four(WideBvh<4>),
-    /// Trees that stay in cache.
-    Eight(WideBvh<8>),
-}
-
-impl WideLayout {
-    /// The layout for `bvh`: 8-wide unless those nodes outgrow the
-    /// private caches (see [`WideBvh::outgrows_cache`]).
-    #[must_use]
-    pub fn from_binary(bvh: &Bvh<Aabb>) -> WideLayout {
-        let eight = WideBvh::<8>::collapse(bvh);
-        if std::mem::size_of_val(eight.0.as_slice()) > CACHE_BYTES {
-            WideLayout::Four(WideBvh::from_binary(bvh))
-        } else {
-            WideLayout::Eight(WideBvh::finish(eight))
-        }
-    }
-
-    /// Bytes of node storage.
-    #[must_use]
-    pub fn bytes(&self) -> usize {
-        match self {
-            WideLayout::Four(wide) => wide.bytes(),
-            WideLayout::Eight(wide) => wide.bytes(),
-        }
-    }
-
-    /// Children per node.
-    #[must_use]
-    pub fn width(&self) -> usize {
-        match self {
-            WideLayout::Four(_) => 4,
-            WideLayout::Eight(_) => 8,
-        }
-    }
-}
+/// Eight lanes halve the levels a descent visits again, and on AVX2 one
+/// 8-lane instruction does what one 4-lane SSE instruction did. Scratch
+/// runs (CPU time), 8-wide against 4-wide: bunny any-hit 144–148 → 124–127
+/// ns and closest hit 213–217 → 202–204 ns; the 1.7M-triangle terrain
+/// any-hit 402–430 → 355–386 ns and closest hit 426–462 → 419–423 ns. In
+/// SSE code (no AVX2) the two widths measured within noise of each other
+/// on both meshes. The width stays a parameter of [`WideBvh`] so the
+/// tests can check the 4-wide form against the same brute force.
+pub type WideLayout = WideBvh<8>;
 
 impl<const W: usize> WideNode<W> {
     const UNUSED: Self = WideNode {
@@ -360,16 +322,11 @@ impl<const W: usize> WideBvh<W> {
     /// terrain unchanged within noise, and 20% fewer wide nodes.
     #[must_use]
     pub fn from_binary(bvh: &Bvh<Aabb>) -> WideBvh<W> {
-        Self::finish(Self::collapse(bvh))
-    }
-
-    /// The nodes of the layout, in ordinary memory, and the depth.
-    fn collapse(bvh: &Bvh<Aabb>) -> (Vec<WideNode<W>>, u32) {
         let mut nodes = vec![WideNode::UNUSED];
         let root = bvh.node(NodeId::ROOT);
         if let NodeKind::Leaf { first, count } = root.kind(NodeId::ROOT) {
             nodes[0].set(0, &root.volume, LEAF | first, count);
-            return (nodes, 0);
+            return WideBvh { nodes, depth: 0 };
         }
         let mut depth = 0;
         let collapse = Collapse::new(bvh, W);
@@ -393,12 +350,6 @@ impl<const W: usize> WideBvh<W> {
                 }
             }
         }
-        (nodes, depth)
-    }
-
-    /// Links each node's grandchildren and moves the nodes to where
-    /// queries read them.
-    fn finish((mut nodes, depth): (Vec<WideNode<W>>, u32)) -> WideBvh<W> {
         link_grandchildren(&mut nodes);
         // Queries read the nodes at random: see `copy_to_huge_pages`.
         let nodes = copy_to_huge_pages(&nodes);

@@ -13,8 +13,8 @@
 //! Zero-area triangles never produce hits.
 
 use crate::bvh::{
-    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, WideBvh,
-    WideLayout, stack_items,
+    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, WideLayout,
+    stack_items,
 };
 use crate::intersect::{TriangleHit, WatertightRay};
 use crate::math::{Real, Vector};
@@ -116,7 +116,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     #[must_use]
     pub fn ray_any_hit(&self, ray: &Ray, t_min: Real, t_max: Real) -> Option<TriangleId> {
         #[cfg(target_arch = "x86_64")]
-        if let Some(WideLayout::Eight(wide)) = self.wide()
+        if let Some(wide) = self.wide()
             && crate::cpu::has_avx2()
         {
             // SAFETY: the CPU has AVX2 and its companions (just checked).
@@ -133,7 +133,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
     fn ray_any_hit_avx2(
         &self,
-        wide: &WideBvh<8>,
+        wide: &WideLayout,
         ray: &Ray,
         t_min: Real,
         t_max: Real,
@@ -146,7 +146,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     #[must_use]
     pub fn ray_closest_hit(&self, ray: &Ray, t_min: Real, t_max: Real) -> Option<RayHit> {
         #[cfg(target_arch = "x86_64")]
-        if let Some(WideLayout::Eight(wide)) = self.wide()
+        if let Some(wide) = self.wide()
             && crate::cpu::has_avx2()
         {
             // SAFETY: the CPU has AVX2 and its companions (just checked).
@@ -162,7 +162,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
     fn ray_closest_hit_avx2(
         &self,
-        wide: &WideBvh<8>,
+        wide: &WideLayout,
         ray: &Ray,
         t_min: Real,
         t_max: Real,

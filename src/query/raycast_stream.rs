@@ -19,7 +19,7 @@
 //! answers do not depend on the order anyway).
 
 use crate::bvh::{
-    ArrayStack, StackItems, TraversalStack, WideBvh, WideLayout, WideNode, set_bits, stack_items,
+    ArrayStack, StackItems, TraversalStack, WideLayout, WideNode, set_bits, stack_items,
 };
 use crate::math::Real;
 use crate::mesh::TriangleId;
@@ -73,7 +73,7 @@ impl PendingLeaves {
     /// The pending leaves' ranges `(first, count)` of the leaf order; none
     /// remain pending afterwards.
     #[inline(always)]
-    fn take<'n>(&mut self, nodes: &'n [WideNode<4>]) -> impl Iterator<Item = (u32, u32)> + 'n {
+    fn take<'n>(&mut self, nodes: &'n [WideNode<8>]) -> impl Iterator<Item = (u32, u32)> + 'n {
         // The node was visited by the previous step, so it is in cache.
         let node = &nodes[self.node as usize];
         set_bits(u64::from(std::mem::take(&mut self.lanes))).map(|lane| node.leaf_range(lane))
@@ -85,13 +85,8 @@ impl PendingLeaves {
 /// descent waits on memory and parking only costs: bunny closest hit 268
 /// against 221 ns; bunny any-hit 155–163 against 147–148 ns in criterion
 /// runs once single queries descend straight into their next child.
-fn interleavable(layout: Option<&WideLayout>) -> Option<&WideBvh<4>> {
-    match layout {
-        Some(WideLayout::Four(wide)) if wide.fits_array_stack() && wide.outgrows_cache() => {
-            Some(wide)
-        }
-        _ => None,
-    }
+fn interleavable(wide: Option<&WideLayout>) -> Option<&WideLayout> {
+    wide.filter(|w| w.fits_array_stack() && w.outgrows_cache())
 }
 
 /// Queries `0 .. count` one after the other, for trees that do not interleave.
@@ -146,7 +141,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     #[inline(always)]
     fn any_hit_step(
         &self,
-        nodes: &[WideNode<4>],
+        nodes: &[WideNode<8>],
         descent: &mut AnyHitDescent,
         stack: &mut StackItems<u32>,
         skip: &impl Fn(TriangleId) -> bool,
@@ -168,7 +163,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         // SAFETY: `pending` is the length this descent's stack over these
         // items had when it was parked (0 for a new descent).
         let mut stack = unsafe { ArrayStack::resume(stack, descent.pending) };
-        for lane in 0..4 {
+        for lane in 0..8 {
             stack.push_if(node.inner_child(lane), inner >> lane & 1 != 0);
         }
         self.prefetch_leaves(node, leaves);
@@ -222,7 +217,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     #[inline(always)]
     fn closest_hit_step(
         &self,
-        nodes: &[WideNode<4>],
+        nodes: &[WideNode<8>],
         descent: &mut ClosestHitDescent,
         stack: &mut StackItems<(u32, Real)>,
     ) -> bool {
@@ -245,7 +240,9 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             return true;
         };
         let node = &nodes[index as usize];
-        let (entries, entered) = node.ray_entries(&ray.boxes, ray.t_min, reach);
+        // SAFETY: `AVX = false` asks nothing of the CPU.
+        let (entries, entered) =
+            unsafe { node.ray_entries_in_registers::<false>(&ray.boxes, ray.t_min, reach) };
         let leaves = entered & node.leaf_lanes();
         let inner = entered & !leaves;
         self.prefetch_leaves(node, leaves);
@@ -267,7 +264,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
 
     /// Asks the cache for the triangles of the leaves in `lanes` of `node`.
     #[inline(always)]
-    fn prefetch_leaves(&self, node: &WideNode<4>, lanes: u32) {
+    fn prefetch_leaves(&self, node: &WideNode<8>, lanes: u32) {
         for lane in set_bits(u64::from(lanes)) {
             let (first, count) = node.leaf_range(lane);
             prefetch_lines(self.leaf_ray_triangles(first, count));

@@ -15,28 +15,13 @@ use crate::query::MeshTree;
 use crate::query::raycast::{LeafHit, PreparedRay, prune_slack};
 
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
-    /// The any-hit kernel for a prepared ray. The 4-wide kernel is inlined
-    /// into the caller, next to the ray's set-up (called through a function
-    /// boundary it measured 10% slower); the 8-wide one is chosen by CPU
-    /// in [`MeshTree::wide_any_hit_eight`]. The public entry points go
-    /// further and run the whole query, set-up included, in AVX2 code when
-    /// they can (`ray_any_hit` in `raycast.rs`).
+    /// The any-hit kernel for a prepared ray, in AVX2 code when the CPU
+    /// has it. The public entry points go further and run the whole query,
+    /// ray set-up included, in AVX2 code (`ray_any_hit` in `raycast.rs`).
     #[inline(always)]
     pub(crate) fn wide_any_hit(
         &self,
-        layout: &WideLayout,
-        ray: &PreparedRay,
-        skip: &impl Fn(TriangleId) -> bool,
-    ) -> Option<TriangleId> {
-        match layout {
-            WideLayout::Four(wide) => self.wide_any_hit_in(wide, ray, skip),
-            WideLayout::Eight(wide) => self.wide_any_hit_eight(wide, ray, skip),
-        }
-    }
-
-    fn wide_any_hit_eight(
-        &self,
-        wide: &WideBvh<8>,
+        wide: &WideLayout,
         ray: &PreparedRay,
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
@@ -53,7 +38,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
     fn wide_any_hit_avx2(
         &self,
-        wide: &WideBvh<8>,
+        wide: &WideLayout,
         ray: &PreparedRay,
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
@@ -131,22 +116,10 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         }
     }
 
-    /// The closest-hit kernel for a prepared ray, split like
+    /// The closest-hit kernel for a prepared ray, chosen like
     /// [`MeshTree::wide_any_hit`].
     #[inline(always)]
-    pub(crate) fn wide_closest_hit(
-        &self,
-        layout: &WideLayout,
-        ray: &PreparedRay,
-    ) -> Option<LeafHit> {
-        match layout {
-            // SAFETY: `AVX = false` asks nothing of the CPU.
-            WideLayout::Four(wide) => unsafe { self.wide_closest_hit_in::<4, false>(wide, ray) },
-            WideLayout::Eight(wide) => self.wide_closest_hit_eight(wide, ray),
-        }
-    }
-
-    fn wide_closest_hit_eight(&self, wide: &WideBvh<8>, ray: &PreparedRay) -> Option<LeafHit> {
+    pub(crate) fn wide_closest_hit(&self, wide: &WideLayout, ray: &PreparedRay) -> Option<LeafHit> {
         #[cfg(target_arch = "x86_64")]
         if crate::cpu::has_avx2() {
             // SAFETY: the CPU has AVX2 and its companions (just checked).
@@ -159,7 +132,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     /// [`MeshTree::wide_closest_hit_in`] compiled for AVX2 (see `crate::cpu`).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
-    fn wide_closest_hit_avx2(&self, wide: &WideBvh<8>, ray: &PreparedRay) -> Option<LeafHit> {
+    fn wide_closest_hit_avx2(&self, wide: &WideLayout, ray: &PreparedRay) -> Option<LeafHit> {
         // SAFETY: this function only runs on CPUs with AVX2, hence AVX.
         unsafe { self.wide_closest_hit_in::<8, true>(wide, ray) }
     }
@@ -325,15 +298,16 @@ const fn sorting_network(width: usize) -> &'static [(usize, usize)] {
 }
 
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
-    /// Asks the cache for what the descent may read in its next two levels:
-    /// the entered inner children, their inner children, and, for children
-    /// whose children are all leaves, those leaves' triangles. On trees
-    /// larger than the caches one descent is a chain of dependent misses,
-    /// and asking ahead overlaps each level's latency with the one before
-    /// (1.7M-triangle terrain, one query at a time, alternating runs:
-    /// children's children any-hit 545–584 → 459–561 ns and closest hit
-    /// 574–630 → 489–514 ns; the leaf triangles then 444–476 → 404–420 ns
-    /// and 492–524 → 460–472 ns). A hint only.
+    /// Asks the cache for what the descent may read next: the entered
+    /// inner children and, for children whose children are all leaves,
+    /// those leaves' triangles. On trees larger than the caches one descent
+    /// is a chain of dependent misses, and asking ahead overlaps each
+    /// level's latency with the one before. With 4-wide nodes the
+    /// children's inner children were asked for too (1.7M-triangle terrain:
+    /// any-hit 545–584 → 459–561 ns); with 8-wide nodes, four lines each,
+    /// that flooded the miss buffers (any-hit 446–494 ns against 355–386
+    /// without, closest hit 502–526 against 419–423), and fetching only
+    /// their first lines measured in between (395–398 ns). A hint only.
     #[inline(always)]
     fn prefetch_ahead<const W: usize>(
         &self,
@@ -346,8 +320,6 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             let lane = pending.trailing_zeros() as usize;
             pending &= pending - 1;
             prefetch_node(&nodes[node.inner_child(lane) as usize]);
-            let (first, count) = node.grandchildren(lane);
-            prefetch_lines(&nodes[first as usize..(first + count) as usize]);
             let (first, count) = node.grandchild_triangles(lane);
             prefetch_lines(self.leaf_ray_triangles(first, count));
         }
