@@ -173,7 +173,7 @@ impl<const W: usize> WideNode<W> {
     /// for the NaN ordering and the exit padding, applied per lane).
     ///
     /// A plain loop over the lanes, which the compiler vectorises; kernels
-    /// that read the entries back use [`WideNode::ray_entries_in_registers`].
+    /// that read the entries back use an intrinsics form of the same test.
     #[inline(always)]
     pub fn ray_entries(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> ([Real; W], u32) {
         let mut enter = [t_min; W];
