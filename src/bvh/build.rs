@@ -332,7 +332,13 @@ impl<V: BoundingVolume> Bvh<V> {
         }
         let order = if prims.len() < mesh.len() {
             leaves_by_triangle(&mut nodes, &prims);
-            prims.iter().flat_map(PrimRef::ids).collect()
+            // Reserved in full: collected from `flat_map`, which cannot
+            // say its length, the order grew by reallocation.
+            let mut order = Vec::with_capacity(mesh.len());
+            for p in &prims {
+                order.extend(p.ids());
+            }
+            order
         } else {
             prims.iter().map(PrimRef::id).collect()
         };
