@@ -153,8 +153,8 @@ fn build(c: &mut Criterion) {
                 (s.bytes_per_triangle, s.sah_cost, total_volume(&tree))
             };
             println!(
-                "build {name} ({} triangles) {label}: {ms:.2} ms, {bytes:.1} bytes/triangle, SAH cost {sah:.1}, \
-                 summed node volume {volume:.3e}; parry3d TriMesh::new {parry_ms:.2} ms; speed-up {:.2}x",
+                "build {name} ({} triangles) {label}: {ms:.3} ms, {bytes:.1} bytes/triangle, SAH cost {sah:.1}, \
+                 summed node volume {volume:.3e}; parry3d TriMesh::new {parry_ms:.3} ms; speed-up {:.2}x",
                 mesh.len(),
                 parry_ms / ms
             );
