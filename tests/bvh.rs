@@ -510,7 +510,7 @@ fn trees_are_send_and_sync() {
 }
 
 #[test]
-fn wide_layout_keeps_every_triangle_once_and_links_each_inner_childs_children_and_leaves() {
+fn wide_layout_keeps_every_triangle_once_and_links_each_inner_childs_leaves() {
     use boxtree::bvh::WideBvh;
     for mesh in [
         TriMesh::terrain(40, 10.0, 2.0, 3),
@@ -538,19 +538,11 @@ fn check_wide_layout<const W: usize>(wide: &boxtree::bvh::WideBvh<W>, triangles:
                     }
                 }
                 WideChild::Node(c) => {
-                    let mut inner: Vec<u32> = (0..W)
-                        .filter_map(|l| match nodes[c as usize].child(l) {
-                            WideChild::Node(g) => Some(g),
-                            _ => None,
-                        })
-                        .collect();
-                    inner.sort_unstable();
-                    let (first, count) = node.grandchildren(lane);
-                    let expected: Vec<u32> = (first..first + count).collect();
-                    assert!(inner.is_empty() && count == 0 || inner == expected);
+                    let has_inner =
+                        (0..W).any(|l| matches!(nodes[c as usize].child(l), WideChild::Node(_)));
                     // A child of leaves only may name their triangles as one range.
                     let (first, count) = node.grandchild_triangles(lane);
-                    if !inner.is_empty() || count == 0 {
+                    if has_inner || count == 0 {
                         assert_eq!((first, count), (0, 0));
                         continue;
                     }

@@ -2,11 +2,12 @@
 //!
 //! The generic binary tree spends most of a raycast on one child pair at a
 //! time: two scalar slab tests and a hard-to-predict branch per level. This
-//! layout collapses the binary SAH tree into nodes of up to four or eight children
-//! whose boxes are stored structure-of-arrays (`min[axis][lane]`), so one
-//! node test is a handful of 4-lane operations that the compiler maps onto
-//! SSE, and the tree is half as deep (Wald et al., "Getting Rid of Packets",
-//! 2008; Dammertz et al., "Shallow Bounding Volume Hierarchies", 2008). Leaf
+//! layout collapses the binary SAH tree into nodes of up to `W` children
+//! (eight in [`WideLayout`]) whose boxes are stored structure-of-arrays
+//! (`min[axis][lane]`), so one node test is a handful of vector operations
+//! (one AVX or two SSE instructions per step for eight lanes), and the tree
+//! is a third as deep (Wald et al., "Getting Rid of Packets", 2008;
+//! Dammertz et al., "Shallow Bounding Volume Hierarchies", 2008). Leaf
 //! ranges are those of the binary tree, so the leaf order and every query's
 //! triangle set are unchanged. Which binary nodes become wide nodes is the
 //! cost-optimal choice (dynamic programming, Ylitie et al. 2017). Built in
@@ -27,10 +28,9 @@ const EMPTY: u32 = u32::MAX;
 const CACHE_BYTES: usize = 1 << 20;
 /// The widest node supported (the collapse's cost tables are this long).
 const MAX_WIDTH: usize = 8;
-/// Bits of a `count` slot that hold an inner child's number of inner
-/// children (up to eight).
-const COUNT_BITS: u32 = 4;
-const COUNT_MASK: u32 = (1 << COUNT_BITS) - 1;
+/// Bits of a leaf block (see [`WideNode::grandchild_triangles`]) that hold
+/// its triangle count; the first position takes the rest.
+const BLOCK_COUNT_BITS: u32 = 5;
 
 /// One node of up to `W` (4 or 8) children, boxes stored per axis and lane.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,12 +41,11 @@ pub struct WideNode<const W: usize> {
     bounds: [[[Real; W]; 3]; 2],
     /// Inner child: index of its wide node. Leaf: `LEAF | first`. Unused: `EMPTY`.
     child: [u32; W],
-    /// Leaf child: number of triangles. Inner child: where its own inner
-    /// children are (`first << 4 | how many`), or, when it has none, where
-    /// its leaves' triangles are (`first << 9 | count << 4`, 0 when they
-    /// are not one short range), so a descent can ask the cache for two
-    /// levels at once ([`WideNode::grandchildren`],
-    /// [`WideNode::grandchild_triangles`]).
+    /// Leaf child: number of triangles. Inner child whose own children are
+    /// all leaves: where those leaves' triangles are (`first << 5 |
+    /// count`), so a descent can ask the cache for them a level early
+    /// ([`WideNode::grandchild_triangles`]); 0 for other inner children and
+    /// when the triangles are not one short range.
     count: [u32; W],
 }
 
@@ -142,30 +141,18 @@ impl<const W: usize> WideNode<W> {
         self.child[lane]
     }
 
-    /// For an inner child `lane` (meaningless for others): the index of the
-    /// first of that child's inner children and how many it has (they are
-    /// stored next to each other).
-    #[must_use]
-    #[inline(always)]
-    pub fn grandchildren(&self, lane: usize) -> (u32, u32) {
-        let slot = self.count[lane];
-        let count = slot & COUNT_MASK;
-        // With no grandchildren the slot names leaf triangles instead.
-        (if count == 0 { 0 } else { slot >> COUNT_BITS }, count)
-    }
-
-    /// For an inner child `lane` whose children are all leaves (no
-    /// grandchildren): the triangles of those leaves as one range of the
-    /// leaf order, `(first, count)`, when they are contiguous and few;
-    /// `(0, 0)` otherwise. Lets a descent fetch them a level early.
+    /// For an inner child `lane` (meaningless for others) whose children
+    /// are all leaves: the triangles of those leaves as one range of the
+    /// leaf order, `(first, count)`, when they are contiguous and fewer
+    /// than 32; `(0, 0)` otherwise. Lets a descent fetch them a level early.
     #[must_use]
     #[inline(always)]
     pub fn grandchild_triangles(&self, lane: usize) -> (u32, u32) {
         let slot = self.count[lane];
-        if slot & COUNT_MASK != 0 {
-            return (0, 0);
-        }
-        (slot >> (COUNT_BITS + 5), slot >> COUNT_BITS & 31)
+        (
+            slot >> BLOCK_COUNT_BITS,
+            slot & ((1 << BLOCK_COUNT_BITS) - 1),
+        )
     }
 
     /// Slab entries of the ray into the child boxes within `[t_min, t_max]`,
@@ -350,7 +337,7 @@ impl<const W: usize> WideBvh<W> {
                 }
             }
         }
-        link_grandchildren(&mut nodes);
+        link_leaf_blocks(&mut nodes);
         // Queries read the nodes at random: see `copy_to_huge_pages`.
         let nodes = copy_to_huge_pages(&nodes);
         WideBvh { nodes, depth }
@@ -396,20 +383,16 @@ impl<const W: usize> WideBvh<W> {
     }
 }
 
-/// Fills each inner child's `count` with where that child's own inner
-/// children are (see [`WideNode::grandchildren`]).
-/// `from_binary` gives each node's inner children consecutive indices, so
-/// one range names them all.
-fn link_grandchildren<const W: usize>(nodes: &mut [WideNode<W>]) {
+/// Fills each inner child's `count` with its leaf block, when it has one
+/// (see [`WideNode::grandchild_triangles`]).
+fn link_leaf_blocks<const W: usize>(nodes: &mut [WideNode<W>]) {
     let is_inner = |c: u32| c != EMPTY && c & LEAF == 0;
-    let inner_children = |node: &WideNode<W>| -> (u32, u32) {
-        let mut inner = node.child.iter().copied().filter(|&c| is_inner(c));
-        let first = inner.clone().min().unwrap_or(0);
-        (first, inner.by_ref().count() as u32)
-    };
     // The triangles of a node whose children are all leaves, when they are
-    // one range of at most 31 starting below 2^23 (else no hint).
+    // one range of at most 31 starting below 2^27 (else 0: no hint).
     let leaf_block = |node: &WideNode<W>| -> u32 {
+        if node.child.iter().any(|&c| is_inner(c)) {
+            return 0;
+        }
         let leaves = (0..W).filter(|&l| node.child[l] != EMPTY && node.child[l] & LEAF != 0);
         let first = leaves
             .clone()
@@ -423,8 +406,8 @@ fn link_grandchildren<const W: usize>(nodes: &mut [WideNode<W>]) {
             .unwrap_or(0);
         let total: u32 = leaves.map(|l| node.count[l]).sum();
         let contiguous = end - first == total;
-        if contiguous && total < 32 && first < 1 << (27 - COUNT_BITS) {
-            first << (COUNT_BITS + 5) | total << COUNT_BITS
+        if contiguous && total < 1 << BLOCK_COUNT_BITS && first < 1 << (32 - BLOCK_COUNT_BITS) {
+            first << BLOCK_COUNT_BITS | total
         } else {
             0
         }
@@ -433,16 +416,7 @@ fn link_grandchildren<const W: usize>(nodes: &mut [WideNode<W>]) {
         for lane in 0..W {
             let c = nodes[i].child[lane];
             if is_inner(c) {
-                let child = &nodes[c as usize];
-                let (first, count) = inner_children(child);
-                nodes[i].count[lane] = if count == 0 {
-                    leaf_block(child)
-                } else if first < 1 << (32 - COUNT_BITS) {
-                    first << COUNT_BITS | count
-                } else {
-                    // Past 2^28 nodes the link is left out: no hint.
-                    0
-                };
+                nodes[i].count[lane] = leaf_block(&nodes[c as usize]);
             }
         }
     }

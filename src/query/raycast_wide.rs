@@ -385,10 +385,11 @@ mod tests {
 
     #[test]
     fn every_kernel_instance_answers_as_brute_force() {
-        // A query runs one kernel instance per machine and tree: 8-wide in
-        // AVX2 or baseline code, or 4-wide on trees beyond the caches. Here
-        // every instance answers the same segments on the same small trees,
-        // against a test of every triangle; a tenth of them axis-parallel.
+        // A query runs one kernel instance per machine: 8-wide in AVX2 or in
+        // baseline code (the 4-wide form is the width parameter's other
+        // value). Here every instance answers the same segments on the same
+        // small trees, against a test of every triangle; a tenth of the
+        // segments are axis-parallel (zero direction components).
         let meshes = [
             TriMesh::random_soup(1500, 4.0, 0.6, 3),
             TriMesh::terrain(30, 10.0, 2.0, 5),
@@ -410,14 +411,13 @@ mod tests {
                 }
                 p
             };
-            let (mut hits, mut axis_parallel) = (0, 0);
+            let (mut hits, mut axis_parallel_hits) = (0, 0);
             for i in 0..3000 {
                 let a = point();
                 let mut b = point();
                 if i % 10 == 0 {
                     let axis = i / 10 % 3;
                     b = a + Vector::ith(axis, b[axis] - a[axis]);
-                    axis_parallel += 1;
                 }
                 let prepared = PreparedRay::new(&Ray::new(a, b - a), 0.0, 1.0).unwrap();
                 let (mut best, mut t_best) = (None, 1.0);
@@ -425,6 +425,7 @@ mod tests {
                 tree.leaf_closest_hit(&prepared, 0, all, &mut best, &mut t_best);
                 let expected = key(best);
                 hits += usize::from(expected.is_some());
+                axis_parallel_hits += usize::from(i % 10 == 0 && expected.is_some());
                 let none = |_| false;
                 // SAFETY: `AVX = false` asks nothing of the CPU.
                 let (closest4, closest8) = unsafe {
@@ -453,7 +454,8 @@ mod tests {
                 }
             }
             assert!(hits > 300 && hits < 2700, "{hits} of 3000 segments hit");
-            assert_eq!(axis_parallel, 300);
+            // The axis-parallel segments reach the hit paths too.
+            assert!(axis_parallel_hits > 20, "{axis_parallel_hits} of 300");
         }
     }
 
