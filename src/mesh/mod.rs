@@ -70,13 +70,22 @@ impl TriMesh {
         }
         check_finite(&vertices)?;
         let count = vertices.len();
-        for (triangle, tri) in indices.iter().enumerate() {
-            if let Some(&index) = tri.iter().find(|&&i| i as usize >= count) {
-                return Err(MeshError::IndexOutOfRange {
-                    triangle,
-                    index,
-                    vertex_count: count,
-                });
+        // One pass without early exits first (it vectorises); the culprit
+        // is looked for only when there is one.
+        let limit = count as u32;
+        if indices
+            .as_flattened()
+            .iter()
+            .fold(false, |out, &i| out | (i >= limit))
+        {
+            for (triangle, tri) in indices.iter().enumerate() {
+                if let Some(&index) = tri.iter().find(|&&i| i >= limit) {
+                    return Err(MeshError::IndexOutOfRange {
+                        triangle,
+                        index,
+                        vertex_count: count,
+                    });
+                }
             }
         }
         Ok(TriMesh { vertices, indices })
@@ -175,6 +184,16 @@ impl TriMesh {
 
 /// The first vertex with a NaN or infinite coordinate, as an error.
 fn check_finite(vertices: &[Point]) -> Result<(), MeshError> {
+    // Infinite or NaN exactly when the exponent bits are all set. One pass
+    // without early exits first (it vectorises); the culprit is looked for
+    // only when there is one.
+    let non_finite = |c: Real| c.to_bits() & 0x7fff_ffff >= 0x7f80_0000;
+    let any = vertices.iter().fold(false, |any, v| {
+        any | non_finite(v.x) | non_finite(v.y) | non_finite(v.z)
+    });
+    if !any {
+        return Ok(());
+    }
     match vertices
         .iter()
         .position(|v| !v.coords.iter().all(|c| c.is_finite()))
