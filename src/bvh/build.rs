@@ -44,10 +44,13 @@ const SMALL_BINS: usize = 8;
 /// Most bins the SAH builder uses per axis.
 const MAX_BINS: usize = 64;
 /// The SAH builder bins only the axes whose centroid extent is at least this
-/// fraction of the longest one. Measured on the bench meshes: 15–20 % less
-/// build time than binning all three axes, SAH cost within 1 % (one mesh
-/// improved).
-const MIN_BINNED_EXTENT: Real = 0.5;
+/// fraction of the longest one. Measured on the bench meshes: 0.5 built
+/// 15–20 % faster than binning all three axes, SAH cost within 1 % (one
+/// mesh improved); 0.6 another 3–4 % faster (binning is the largest part
+/// of the build), SAH +0.05 % (terrains) to +0.5 % (bunny, env), rob
+/// −0.6 %, all still below parry3d's; 0.75 was 6–10 % faster, but SAH up
+/// to +5 % (env).
+const MIN_BINNED_EXTENT: Real = 0.6;
 /// SAH cost of one traversal step relative to one triangle test.
 const TRAVERSAL_COST: Real = 1.0;
 /// Nodes of at least twice this many triangles bin an evenly strided sample
