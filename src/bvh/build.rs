@@ -707,19 +707,18 @@ impl<'a> Builder<'a> {
         let plan = SmallPlan {
             costs: &costs,
             splits: &splits,
+            records: range,
             first: offset + task.start,
         };
-        self.emit_small(&plan, range, (1 << N) - 1, 0, task.slot, task.depth, out);
+        self.emit_small(&plan, (1 << N) - 1, 0, task.slot, task.depth, out);
     }
 
-    /// Writes the node of `group` (whose records start at `start` in
-    /// `range`) into `slot` and its descendants after it, in the order
-    /// [`Builder::build_node`] lays nodes out.
-    #[allow(clippy::too_many_arguments)]
+    /// Writes the node of `group` (whose records start at `start` in the
+    /// plan's records) into `slot` and its descendants after it, in the
+    /// order [`Builder::build_node`] lays nodes out.
     fn emit_small<V: BoundingVolume>(
         &mut self,
         plan: &SmallPlan,
-        range: &[PrimRef],
         group: usize,
         start: usize,
         slot: usize,
@@ -727,7 +726,8 @@ impl<'a> Builder<'a> {
         out: &mut Subtree<V>,
     ) {
         let count = group.count_ones() as usize;
-        let volume: V = self.fit(&range[start..start + count], &plan.costs.boxes[group]);
+        let records = &plan.records[start..start + count];
+        let volume: V = self.fit(records, &plan.costs.boxes[group]);
         let node = match plan.splits[group] {
             0 => {
                 out.depth = out.depth.max(depth);
@@ -737,17 +737,9 @@ impl<'a> Builder<'a> {
                 let pair = out.nodes.len().max(slot + 1);
                 out.nodes.resize(pair + 2, Node::inner(volume, 0));
                 let left_count = left.count_ones() as usize;
-                self.emit_small(plan, range, left, start, pair, depth + 1, out);
+                self.emit_small(plan, left, start, pair, depth + 1, out);
                 let right = group ^ left;
-                self.emit_small(
-                    plan,
-                    range,
-                    right,
-                    start + left_count,
-                    pair + 1,
-                    depth + 1,
-                    out,
-                );
+                self.emit_small(plan, right, start + left_count, pair + 1, depth + 1, out);
                 Node::inner(volume, pair as u32)
             }
         };
@@ -939,6 +931,8 @@ struct SmallPlan<'p> {
     costs: &'p SubsetCosts,
     /// Per group of records, its left group, or 0 for a leaf.
     splits: &'p [usize; 1 << EXHAUSTIVE_MAX],
+    /// The node's records, laid out leaf by leaf.
+    records: &'p [PrimRef],
     /// Leaf-order position of the node's first record.
     first: usize,
 }
