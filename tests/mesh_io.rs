@@ -1307,3 +1307,76 @@ proptest! {
         parse_everywhere(&mutate(original, seed, edits));
     }
 }
+
+/// `TriMesh::new` checks every coordinate and index in one pass before it
+/// looks for the culprit; the error must still name the first one.
+#[test]
+fn in_memory_meshes_name_the_first_non_finite_vertex_and_out_of_range_index() {
+    let vertices: Vec<Point> = (0..50)
+        .map(|i| Point::new(i as f32, (i * 7 % 11) as f32, -(i as f32)))
+        .collect();
+    let indices: Vec<[u32; 3]> = (0..30).map(|t| [t, t + 1, t + 20]).collect();
+    // Extreme but finite coordinates are accepted.
+    let mut extreme = vertices.clone();
+    extreme[3] = Point::new(f32::MAX, -f32::MAX, f32::MIN_POSITIVE / 4.0);
+    assert!(TriMesh::new(extreme, indices.clone()).is_ok());
+    for vertex in [0, 17, 49] {
+        for axis in 0..3 {
+            for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+                let mut given = vertices.clone();
+                given[vertex][axis] = bad;
+                // A later culprit must not be the one reported.
+                if vertex + 1 < given.len() {
+                    given[vertex + 1][(axis + 1) % 3] = f32::NAN;
+                }
+                match TriMesh::new(given.clone(), indices.clone()) {
+                    Err(MeshError::NonFiniteVertex {
+                        vertex: v,
+                        position,
+                    }) => {
+                        assert_eq!(v, vertex);
+                        assert_eq!(
+                            position.map(f32::to_bits),
+                            [0, 1, 2].map(|k| given[vertex][k].to_bits())
+                        );
+                    }
+                    other => panic!("vertex {vertex}, axis {axis}, {bad}: {other:?}"),
+                }
+                let mut mesh = TriMesh::new(vertices.clone(), indices.clone()).unwrap();
+                assert!(matches!(
+                    mesh.set_vertices(given),
+                    Err(MeshError::NonFiniteVertex { vertex: v, .. }) if v == vertex
+                ));
+                assert_eq!(
+                    mesh.vertices(),
+                    &vertices[..],
+                    "a rejected update changes nothing"
+                );
+            }
+        }
+    }
+    let count = vertices.len();
+    let mut last_valid = indices.clone();
+    last_valid[29] = [0, 1, count as u32 - 1];
+    assert!(TriMesh::new(vertices.clone(), last_valid).is_ok());
+    for triangle in [0, 13, 29] {
+        for corner in 0..3 {
+            for bad in [count as u32, count as u32 + 1, u32::MAX] {
+                let mut given = indices.clone();
+                given[triangle][corner] = bad;
+                if triangle + 1 < given.len() {
+                    given[triangle + 1][0] = u32::MAX - 1;
+                }
+                assert_eq!(
+                    TriMesh::new(vertices.clone(), given),
+                    Err(MeshError::IndexOutOfRange {
+                        triangle,
+                        index: bad,
+                        vertex_count: count,
+                    }),
+                    "triangle {triangle}, corner {corner}"
+                );
+            }
+        }
+    }
+}

@@ -48,8 +48,8 @@ const MAX_BINS: usize = 64;
 /// 15–20 % faster than binning all three axes, SAH cost within 1 % (one
 /// mesh improved); 0.6 another 3–4 % faster (binning is the largest part
 /// of the build), SAH +0.05 % (terrains) to +0.5 % (bunny, env), rob
-/// −0.6 %, all still below parry3d's; 0.75 was 6–10 % faster, but SAH up
-/// to +5 % (env).
+/// −0.6 %, all still below parry3d's; 0.75 was 6–10 % faster, but SAH
+/// +5.3 % on env and +3.7 % on rob.
 const MIN_BINNED_EXTENT: Real = 0.6;
 /// SAH cost of one traversal step relative to one triangle test.
 const TRAVERSAL_COST: Real = 1.0;
@@ -954,8 +954,8 @@ impl SubsetCosts {
     };
 
     /// Fills the table of `N` records in place (returned by value, the
-    /// 640-byte table was copied by a `memcpy` call); one fixed trip count,
-    /// so the loop unrolls.
+    /// 640-byte table took one more `memcpy` call than its initialisation
+    /// does); one fixed trip count, so the loop unrolls.
     #[inline(always)]
     fn fill<const N: usize>(&mut self, records: &[PrimRef; N]) {
         for group in 1..1usize << N {
