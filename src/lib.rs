@@ -22,6 +22,7 @@
 pub mod bounding_volume;
 pub mod bvh;
 mod cpu;
+mod exact;
 pub mod fit;
 pub mod intersect;
 pub mod math;

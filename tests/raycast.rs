@@ -39,14 +39,18 @@ fn segment_count() -> usize {
     }
 }
 
-/// Brute force: the closest hit over all non-degenerate triangles (lowest id on ties).
-fn brute_closest(
+/// Brute force: the closest hit over all non-degenerate triangles (lowest
+/// id on ties), the segment's end `b` being the exact point at `t = 1`.
+fn brute_segment(triangles: &[Triangle], s: &Segment) -> Option<(Real, TriangleId)> {
+    brute_closest_prepared(triangles, WatertightRay::from_segment(s)?, 0.0, 1.0)
+}
+
+fn brute_closest_prepared(
     triangles: &[Triangle],
-    ray: &Ray,
+    prepared: WatertightRay,
     t_min: Real,
     t_max: Real,
 ) -> Option<(Real, TriangleId)> {
-    let prepared = WatertightRay::new(ray)?;
     let mut best: Option<(Real, TriangleId)> = None;
     for (i, tri) in triangles.iter().enumerate() {
         if tri.is_degenerate() {
@@ -98,7 +102,7 @@ fn segment_queries_agree_with_brute_force_on_every_mesh() {
         let triangles: Vec<Triangle> = mesh.triangles().collect();
         let mut blocked = 0;
         for s in &segments {
-            let expected = brute_closest(&triangles, &s.to_ray(), 0.0, 1.0);
+            let expected = brute_segment(&triangles, s);
             blocked += usize::from(expected.is_some());
             for (kind, any, closest) in [
                 ("AABB", aabb.segment_any_hit(s), aabb.segment_closest_hit(s)),
@@ -158,7 +162,7 @@ fn trees_larger_than_the_caches_take_the_prefetching_kernels_and_agree() {
     let segments = random_segments(&mesh, segment_count() / 25, 0x1A7);
     let mut blocked = 0;
     for s in &segments {
-        let expected = brute_closest(&triangles, &s.to_ray(), 0.0, 1.0);
+        let expected = brute_segment(&triangles, s);
         blocked += usize::from(expected.is_some());
         assert_eq!(
             tree.segment_any_hit(s).is_some(),
@@ -177,7 +181,7 @@ fn all_hits_are_sorted_and_complete() {
         let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
         for s in random_segments(&mesh, 300, 77) {
             let hits = tree.segment_all_hits(&s);
-            let ray = WatertightRay::new(&s.to_ray());
+            let ray = WatertightRay::from_segment(&s);
             let expected: Vec<(Real, u32)> = match ray {
                 Some(ray) => {
                     let mut e: Vec<(Real, u32)> = mesh
@@ -668,7 +672,7 @@ fn check_against_brute_force<V: BoundingVolume>(
 ) -> Result<(), TestCaseError> {
     let mut hits = 0;
     for s in segments {
-        let expected = brute_closest(triangles, &s.to_ray(), 0.0, 1.0);
+        let expected = brute_segment(triangles, s);
         hits += usize::from(expected.is_some());
         prop_assert_eq!(
             tree.segment_any_hit(s).is_some(),

@@ -21,8 +21,9 @@
 //! the degenerate triangle covered. Rays in a triangle's plane (`det = 0`)
 //! and non-finite input never hit either.
 
+use crate::exact;
 use crate::intersect::triangle_triangle::is_degenerate;
-use crate::math::{Point, Real, Vector, id_from_lanes, id_to_lanes};
+use crate::math::{Point, Real, Vector, id_from_lanes, id_to_lanes, is_finite_point, nalgebra};
 use crate::mesh::TriangleId;
 use crate::shape::{Ray, Segment, Triangle};
 
@@ -73,6 +74,16 @@ pub struct TriangleHit {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WatertightRay {
     origin: Point,
+    /// The ray's direction as given: with `origin` it defines the exact
+    /// points `origin + t·direction` that the range ends name.
+    direction: Vector,
+    /// The exact point at `t = 1` when the ray was made from a segment
+    /// ([`WatertightRay::from_segment`]): the segment's end `b`, which
+    /// `origin + 1·(b − a)` only approximates once `b − a` is rounded.
+    end: Option<Point>,
+    /// `|d_kz|`, to turn the scaled depths back into lengths for the
+    /// rounding bound of `t`.
+    depth_unit: Real,
     /// `e_kx − (dx/dz)·e_kz`: the sheared 2-D `x` of a vertex relative to
     /// the origin. `kz` is the dominant direction axis; `kx`, `ky` follow it
     /// cyclically, swapped when the direction is negative along `kz` so the
@@ -126,11 +137,36 @@ impl WatertightRay {
         let row_z = unit_z * sz;
         Some(Self {
             origin: ray.origin,
+            direction: d,
+            end: None,
+            depth_unit: dz.abs(),
             row_x,
             row_y,
             row_z,
             culling: FaceCulling::Off,
         })
+    }
+
+    /// Prepares the segment as the ray `a + t (b − a)`, remembering `b`
+    /// itself as the exact point at `t = 1`, so that a segment ending
+    /// exactly on a triangle is decided by its true end; `None` for a
+    /// zero-length or non-finite segment.
+    #[must_use]
+    #[inline(always)]
+    pub fn from_segment(segment: &Segment) -> Option<Self> {
+        if !is_finite_point(&segment.b) {
+            return None;
+        }
+        Some(Self::new(&segment.to_ray())?.ending_at(segment.b))
+    }
+
+    /// The same ray with `end` as its exact point at `t = 1` (finite, and
+    /// within rounding of `origin + direction`: a segment's end).
+    #[must_use]
+    #[inline(always)]
+    pub(crate) fn ending_at(mut self, end: Point) -> Self {
+        self.end = Some(end);
+        self
     }
 
     /// The same ray with `culling` applied to every later [`WatertightRay::intersect`].
@@ -142,16 +178,33 @@ impl WatertightRay {
 
     /// The hit with `t ∈ [t_min, t_max]` (inclusive), or `None`.
     ///
-    /// A ray through an edge or a vertex hits (every triangle whose closed
-    /// 2-D projection contains it). `t` is `T / det` computed in `f32`; the
-    /// range test is applied to that rounded value. Misses: degenerate
-    /// triangles, rays in the triangle's plane, culled faces, NaN or infinite
-    /// coordinates, and coordinates so large (beyond about `1e19` from the
-    /// origin) that the edge functions overflow.
+    /// # The endpoint contract
+    ///
+    /// - A ray through an edge or a vertex hits every triangle whose closed
+    ///   2-D projection (in the ray's sheared frame) contains it: the
+    ///   watertight rule, so a closed mesh never lets a ray slip through.
+    /// - The range ends are exact points: `t = 0` is the origin, `t = 1` a
+    ///   segment's end `b` (for a ray made by [`WatertightRay::from_segment`]),
+    ///   any other finite `t` the exact point `origin + t·direction`.
+    /// - Where the line crosses the plane near an end (the triangle's depths
+    ///   reach that end), which side of the plane each end lies on is
+    ///   decided exactly (adaptive predicates after Shewchuk 1997): an end
+    ///   exactly on the plane hits at exactly that end's `t` (0 or 1 for a
+    ///   segment), an end one ulp short of it misses, and a crossing
+    ///   strictly inside the range is clamped into it.
+    /// - An origin, or a segment end, lying exactly on the closed triangle
+    ///   (edges and vertices included) hits at its `t` even where the
+    ///   rounded test saw the line pass just outside: a segment touching a
+    ///   ridge or a mesh boundary at its end. Rays starting on a surface
+    ///   therefore hit it at `t = 0`; start at `t_min > 0` to leave one.
+    /// - Misses: degenerate triangles, a range lying exactly in the
+    ///   triangle's plane (edge-on), culled faces, NaN or infinite
+    ///   coordinates, and coordinates so large (beyond about `1e19` from the
+    ///   origin) that the edge functions overflow.
     #[must_use]
     #[inline(always)]
     pub fn intersect(&self, tri: &Triangle, t_min: Real, t_max: Real) -> Option<TriangleHit> {
-        self.intersect_lanes(&TriangleLanes::from(tri), t_min, t_max)
+        self.intersect_lanes(&TriangleLanes::from(tri), t_min, t_max, t_max)
             .filter(|_| !is_degenerate(tri))
     }
 
@@ -163,12 +216,17 @@ impl WatertightRay {
     /// arithmetic, and hence watertightness, is that of the scalar form:
     /// the rows' 1 and 0 entries make every summation order round alike),
     /// and the three edge functions are one lane-rotated product.
+    ///
+    /// `[t_min, t_max]` is the query's range, whose ends are decided
+    /// exactly; `t_cap ≤ t_max` is a further bound compared in rounded
+    /// arithmetic (a closest-hit descent's best `t` so far).
     #[inline(always)]
     pub(crate) fn intersect_lanes(
         &self,
         tri: &TriangleLanes,
         t_min: Real,
         t_max: Real,
+        t_cap: Real,
     ) -> Option<TriangleHit> {
         let o = &self.origin;
         let (px, py, pz) = (
@@ -198,31 +256,54 @@ impl WatertightRay {
         }
         let negative = (wa < 0.0) | (wb < 0.0) | (wc < 0.0);
         let positive = (wa > 0.0) | (wb > 0.0) | (wc > 0.0);
-        let outside = match self.culling {
-            FaceCulling::Off => negative & positive,
-            FaceCulling::Back => negative,
-            FaceCulling::Front => positive,
-        };
-        if outside {
-            return None;
-        }
         // det > 0 when the ray arrives against the normal (the permutation
         // and shear preserve orientation); 0 for edge-on triangles.
         let det = wa + wb + wc;
-        if det == 0.0 {
+        if (negative & positive) | (det == 0.0) {
+            // The line misses the closed triangle, or lies in its plane, as
+            // far as this rounding can tell. An end of the range lying
+            // exactly on the triangle's boundary may still touch it (the
+            // line then passes within rounding of an edge); only triangles
+            // whose depths reach such an end are looked at again.
+            if self.may_touch_an_end(&frame(&self.row_z), t_min, t_max) {
+                let near = self.edge_rounding_bound(&px, &py, &pz, &x, &y);
+                let front = (wa >= -near) & (wb >= -near) & (wc >= -near);
+                let back = (wa <= near) & (wb <= near) & (wc <= near);
+                if front | back {
+                    return self.end_on_triangle(tri, t_min, t_max, t_cap);
+                }
+            }
+            return None;
+        }
+        let culled = match self.culling {
+            FaceCulling::Off => false,
+            FaceCulling::Back => negative,
+            FaceCulling::Front => positive,
+        };
+        if culled {
             return None;
         }
         let z = frame(&self.row_z);
         let t_scaled = wa * z[0] + wb * z[1] + wc * z[2];
-        let t = t_scaled / det;
-        // Written as `!(…)` so that NaN misses.
-        if !(t_min <= t && t <= t_max) {
-            return None;
-        }
+        let mut t = t_scaled / det;
         // `v · 0` is NaN exactly for infinite or NaN `v`.
         let zero: Lanes = std::array::from_fn(|i| x[i] * 0.0 + y[i] * 0.0 + z[i] * 0.0);
         let finite = (zero[0] + zero[1]) + (zero[2] + (det * 0.0 + t * 0.0)) == 0.0;
-        if !finite {
+        // `t` is an average of the vertices' depths `z`, and so is the
+        // exact crossing: when every depth lies inside the range by more
+        // than their rounding, so does the crossing, and neither end can
+        // lie on the triangle. Otherwise the ends decide exactly.
+        let (near, far) = depth_hull(&z);
+        // Written as `!(…)` so that NaN misses.
+        if !(near > t_min && far < t_max) {
+            if !(far >= t_min && near <= t_max && finite) {
+                return None;
+            }
+            t = self.decide_range(tri, t, t_min, t_max)?;
+        } else if !finite {
+            return None;
+        }
+        if !(t <= t_cap) {
             return None;
         }
         let inv_det = 1.0 / det;
@@ -234,7 +315,213 @@ impl WatertightRay {
             front_face: det > 0.0,
         })
     }
+
+    /// True when the depths `z` of a triangle's vertices reach an end of the
+    /// range that is an input point: the origin (`t_min = 0`) or a
+    /// segment's end (`t_max = 1`). Each `z` is `(v − o)_kz / d_kz` with a
+    /// relative error of a few `u`, so its sign is exact (depth 0 is decided
+    /// without margin) and `z` near 1 is off by at most `4u`.
+    #[inline(always)]
+    fn may_touch_an_end(&self, z: &Lanes, t_min: Real, t_max: Real) -> bool {
+        let straddles = |lo: Real, hi: Real| {
+            let below = (z[0] <= hi) | (z[1] <= hi) | (z[2] <= hi);
+            let above = (z[0] >= lo) | (z[1] >= lo) | (z[2] >= lo);
+            below & above
+        };
+        const SLACK: Real = 16.0 * UNIT_ROUNDOFF;
+        ((t_min == 0.0) & straddles(0.0, 0.0))
+            | (self.end.is_some() & (t_max == 1.0) & straddles(1.0 - SLACK, 1.0 + SLACK))
+    }
+
+    /// An upper bound on the rounding error of the edge functions `w`.
+    ///
+    /// The sheared 2-D coordinates are off by at most `5u (S + L)`, where
+    /// `S` bounds `|x|, |y|` and `L` the vertices' coordinates relative to
+    /// the origin (which the shear multiplies by factors up to 1); each edge
+    /// function `x₂y₁ − y₂x₁` adds its own rounding, so
+    /// `|δw| ≤ u (26 S² + 20 L S) + O(u² L²)`. Doubled for safety: a wider
+    /// bound only sends more misses to the exact end check.
+    #[inline(always)]
+    fn edge_rounding_bound(
+        &self,
+        px: &Lanes,
+        py: &Lanes,
+        pz: &Lanes,
+        x: &Lanes,
+        y: &Lanes,
+    ) -> Real {
+        let l = max3(&max4(&max4(&abs4(px), &abs4(py)), &abs4(pz)));
+        let s = max3(&max4(&abs4(x), &abs4(y)));
+        UNIT_ROUNDOFF * (64.0 * s * (s + l) + 256.0 * UNIT_ROUNDOFF * l * l)
+    }
+
+    /// The hit of a range end lying exactly on the closed triangle, for a
+    /// line that the rounded test found to pass outside it (within
+    /// rounding of an edge or a vertex) or within its plane. Only ends that
+    /// are input points are checked: the origin (`t_min = 0`) and a
+    /// segment's end `b` (`t_max = 1`); a computed end `origin + t·direction`
+    /// is left to the rounded test. A range lying in the triangle's plane
+    /// never hits (edge-on), as everywhere else.
+    #[cold]
+    #[inline(never)]
+    fn end_on_triangle(
+        &self,
+        tri: &TriangleLanes,
+        t_min: Real,
+        t_max: Real,
+        t_cap: Real,
+    ) -> Option<TriangleHit> {
+        let finite = |p: &Point| is_finite_point(p);
+        let triangle = tri.triangle();
+        if !triangle.vertices().iter().all(finite) || !finite(&self.origin) {
+            return None;
+        }
+        let [a, b, c] = triangle.vertices();
+        let side = |p: &Point| exact::sign(exact::orient3d(&a, &b, &c, p));
+        let direction_side = exact::orient3d_on_line(&a, &b, &c, &a, &self.direction, 1.0);
+        // The side of the end at `param` other than the touching one.
+        let other_side = |param: Real| -> i8 {
+            if param == 1.0
+                && let Some(end) = &self.end
+            {
+                side(end)
+            } else if param.is_finite() {
+                exact::orient3d_on_line(&a, &b, &c, &self.origin, &self.direction, param)
+            } else if param > 0.0 {
+                direction_side
+            } else {
+                -direction_side
+            }
+        };
+        let start = (t_min == 0.0).then_some((self.origin, t_min, t_max));
+        let end = self
+            .end
+            .filter(|_| t_max == 1.0)
+            .map(|end| (end, t_max, t_min));
+        for (point, t, other) in start.into_iter().chain(end) {
+            if side(&point) != 0 || !exact::in_closed_triangle(&a, &b, &c, &point) {
+                continue;
+            }
+            let other = other_side(other);
+            if other == 0 || !(t <= t_cap) {
+                // Edge-on, or beyond the caller's bound.
+                continue;
+            }
+            // Arriving against the normal: from the front side at the end,
+            // leaving towards the back at the start.
+            let front_face = if t == t_min { other < 0 } else { other > 0 };
+            let culled = match self.culling {
+                FaceCulling::Off => false,
+                FaceCulling::Back => !front_face,
+                FaceCulling::Front => front_face,
+            };
+            if culled {
+                continue;
+            }
+            let [w, u, v] = barycentric(&triangle, &point);
+            return Some(TriangleHit {
+                t,
+                u,
+                v,
+                w,
+                front_face,
+            });
+        }
+        None
+    }
+
+    /// The exact verdict for a crossing whose triangle's depths reach
+    /// `t_min` or `t_max`: the side of the triangle's plane of
+    /// each end of the range, by exact orientation. Returns the `t` to
+    /// report, or `None` when the exact crossing lies outside the range.
+    #[cold]
+    #[inline(never)]
+    fn decide_range(&self, tri: &TriangleLanes, t: Real, t_min: Real, t_max: Real) -> Option<Real> {
+        let [a, b, c] = tri.triangle().vertices();
+        let (o, d) = (&self.origin, &self.direction);
+        // The side, relative to the triangle's normal, of the range end at `param`.
+        let side = |param: Real| -> i8 {
+            if param == 0.0 {
+                exact::sign(exact::orient3d(&a, &b, &c, o))
+            } else if param == 1.0
+                && let Some(end) = &self.end
+            {
+                exact::sign(exact::orient3d(&a, &b, &c, end))
+            } else if param.is_finite() {
+                exact::orient3d_on_line(&a, &b, &c, o, d, param)
+            } else {
+                // Infinitely far along the ray: the side the direction points
+                // to, or the origin's side for a ray parallel to the plane.
+                match exact::orient3d_on_line(&a, &b, &c, &a, d, 1.0) {
+                    0 => exact::sign(exact::orient3d(&a, &b, &c, o)),
+                    s if param > 0.0 => s,
+                    s => -s,
+                }
+            }
+        };
+        let (start, end) = (side(t_min), side(t_max));
+        match (start, end) {
+            // The range lies in the plane: an edge-on ray, which never hits.
+            (0, 0) => None,
+            (0, _) => Some(t_min),
+            (_, 0) => Some(t_max),
+            _ if start == end => None,
+            _ => Some(t.clamp(t_min, t_max)),
+        }
+    }
 }
+
+/// Barycentric weights `[w_a, w_b, w_c]` of a point in the triangle's plane,
+/// in `f64` and clamped to `[0, 1]`: for hits decided by exact predicates,
+/// where the rounded edge functions may be slightly negative.
+fn barycentric(tri: &Triangle, p: &Point) -> [Real; 3] {
+    let w = |q: &Point| q.coords.map(f64::from);
+    let (a, b, c, p) = (w(&tri.a), w(&tri.b), w(&tri.c), w(p));
+    let n = (b - a).cross(&(c - a));
+    let area = n.norm_squared();
+    let weight = |u: &nalgebra::Vector3<f64>, v: &nalgebra::Vector3<f64>| {
+        ((v - u).cross(&(p - u)).dot(&n) / area).clamp(0.0, 1.0) as Real
+    };
+    [weight(&b, &c), weight(&c, &a), weight(&a, &b)]
+}
+
+/// Lane-wise `|v|`.
+#[inline(always)]
+fn abs4(v: &Lanes) -> Lanes {
+    v.map(Real::abs)
+}
+
+/// Lane-wise maximum, as one `maxps` (a NaN operand may be dropped, unlike
+/// `f32::max`; every caller rejects NaN elsewhere).
+#[inline(always)]
+fn max4(a: &Lanes, b: &Lanes) -> Lanes {
+    std::array::from_fn(|i| if a[i] > b[i] { a[i] } else { b[i] })
+}
+
+/// The maximum of lanes 0 to 2 (the fourth holds no vertex).
+#[inline(always)]
+fn max3(v: &Lanes) -> Real {
+    let m = if v[0] > v[1] { v[0] } else { v[1] };
+    if m > v[2] { m } else { v[2] }
+}
+
+/// The smallest and largest of a triangle's vertex depths `z` (lanes 0 to
+/// 2), each widened by `8u |z|max`: the depths are rounded by a few `u`
+/// (the vertex minus the origin, the scale by `1/d_kz`, and the direction
+/// itself when it is a segment's rounded `b − a`), and a computed `t`,
+/// their weighted average, by a few more.
+#[inline(always)]
+fn depth_hull(z: &Lanes) -> (Real, Real) {
+    let lo = if z[0] < z[1] { z[0] } else { z[1] };
+    let lo = if lo < z[2] { lo } else { z[2] };
+    let hi = if z[0] > z[1] { z[0] } else { z[1] };
+    let hi = if hi > z[2] { hi } else { z[2] };
+    let margin = 8.0 * UNIT_ROUNDOFF * (if -lo > hi { -lo } else { hi });
+    (lo - margin, hi + margin)
+}
+
+/// `u = 2⁻²⁴`, the unit roundoff of `f32`.
+const UNIT_ROUNDOFF: Real = Real::EPSILON * 0.5;
 
 /// Four lanes of `f32`, the width of one SSE register.
 type Lanes = [Real; 4];
@@ -324,7 +611,7 @@ pub fn ray_triangle(ray: &Ray, t_min: Real, t_max: Real, tri: &Triangle) -> Opti
 /// never hits (line of sight from a point to itself is clear).
 #[must_use]
 pub fn segment_triangle(segment: &Segment, tri: &Triangle) -> Option<TriangleHit> {
-    ray_triangle(&segment.to_ray(), 0.0, 1.0, tri)
+    WatertightRay::from_segment(segment)?.intersect(tri, 0.0, 1.0)
 }
 
 #[cfg(test)]
@@ -427,7 +714,12 @@ mod tests {
             let Some(prepared) = WatertightRay::new(&ray) else {
                 continue;
             };
-            let ours = prepared.intersect_lanes(&TriangleLanes::from(&tri), 0.0, Real::INFINITY);
+            let ours = prepared.intersect_lanes(
+                &TriangleLanes::from(&tri),
+                0.0,
+                Real::INFINITY,
+                Real::INFINITY,
+            );
             let paper = paper_intersect(&ray, &tri);
             assert_eq!(ours.is_some(), paper.is_some(), "{ray:?} {tri:?}");
             if let (Some(o), Some(p)) = (ours, paper) {

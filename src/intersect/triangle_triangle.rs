@@ -28,6 +28,7 @@
 //! nothing: they have no plane for step 1, and the mesh layer excludes
 //! zero-area triangles from contacts anyway.
 
+use crate::exact::{orient2d, orient3d, sign};
 use crate::math::{Point, Real, is_finite_point};
 use crate::shape::Triangle;
 
@@ -82,17 +83,6 @@ pub fn triangles_overlap(t1: &Triangle, t2: &Triangle) -> bool {
     // The intervals [i, j] of T1 (on edges p1q1, p1r1) and [k, l] of T2 on
     // the common line overlap exactly when k ≤ j and i ≤ l.
     orient3d(&p1, &q1, &p2, &q2) <= 0.0 && orient3d(&p1, &r1, &r2, &p2) <= 0.0
-}
-
-/// -1, 0 or 1.
-fn sign(x: f64) -> i8 {
-    if x > 0.0 {
-        1
-    } else if x < 0.0 {
-        -1
-    } else {
-        0
-    }
 }
 
 fn strictly_one_side(s: &[i8; 3]) -> bool {
@@ -170,158 +160,4 @@ fn edge_separates(a: &[[Real; 2]; 3], orientation: i8, b: &[[Real; 2]; 3]) -> bo
         let (e0, e1) = (&a[i], &a[(i + 1) % 3]);
         b.iter().all(|x| sign(orient2d(e0, e1, x)) == -orientation)
     })
-}
-
-/// Shewchuk's `ε`: half an ulp of 1 in `f64`.
-const EPSILON: f64 = f64::EPSILON / 2.0;
-/// Relative error bound of the `f64` evaluation of [`orient3d`] (Shewchuk's `o3derrboundA`).
-const ORIENT3D_BOUND: f64 = (7.0 + 56.0 * EPSILON) * EPSILON;
-/// Relative error bound of the `f64` evaluation of [`orient2d`] (Shewchuk's `ccwerrboundA`).
-const ORIENT2D_BOUND: f64 = (3.0 + 16.0 * EPSILON) * EPSILON;
-
-/// `((b − a) × (c − a)) · (d − a)`, positive when `d` lies on the side the
-/// normal of the counter-clockwise triangle `a b c` points to. Only the sign
-/// is exact; the magnitude is approximate.
-fn orient3d(a: &Point, b: &Point, c: &Point, d: &Point) -> f64 {
-    let w = |p: &Point| p.coords.map(f64::from);
-    let (a64, b64, c64, d64) = (w(a), w(b), w(c), w(d));
-    // Shewchuk's evaluation order, which computes det[a−d, b−d, c−d] = −orient.
-    let ad = a64 - d64;
-    let bd = b64 - d64;
-    let cd = c64 - d64;
-    let bdxcdy = bd.x * cd.y;
-    let cdxbdy = cd.x * bd.y;
-    let cdxady = cd.x * ad.y;
-    let adxcdy = ad.x * cd.y;
-    let adxbdy = ad.x * bd.y;
-    let bdxady = bd.x * ad.y;
-    let det = ad.z * (bdxcdy - cdxbdy) + bd.z * (cdxady - adxcdy) + cd.z * (adxbdy - bdxady);
-    let permanent = (bdxcdy.abs() + cdxbdy.abs()) * ad.z.abs()
-        + (cdxady.abs() + adxcdy.abs()) * bd.z.abs()
-        + (adxbdy.abs() + bdxady.abs()) * cd.z.abs();
-    if permanent == 0.0 {
-        // Every product is exactly zero (no f64 underflow from f32 input).
-        return 0.0;
-    }
-    let bound = ORIENT3D_BOUND * permanent;
-    if det > bound || -det > bound {
-        return -det;
-    }
-    orient3d_exact(a, b, c, d)
-}
-
-/// [`orient3d`] summed exactly: `det[b,c,d] − det[a,c,d] + det[a,b,d] − det[a,b,c]`,
-/// 24 products of three `f32` coordinates, each split into two exact `f64` terms.
-fn orient3d_exact(a: &Point, b: &Point, c: &Point, d: &Point) -> f64 {
-    let mut sum = Expansion::new();
-    for (sign, x, y, z) in [
-        (1.0, b, c, d),
-        (-1.0, a, c, d),
-        (1.0, a, b, d),
-        (-1.0, a, b, c),
-    ] {
-        // x · (y × z), each term a product of three coordinates.
-        for i in 0..3 {
-            let (j, k) = ((i + 1) % 3, (i + 2) % 3);
-            sum.add_triple_product(sign, x[i], y[j], z[k]);
-            sum.add_triple_product(-sign, x[i], y[k], z[j]);
-        }
-    }
-    sum.sign()
-}
-
-/// `(b − a) × (c − a)`, positive when `a b c` turn counter-clockwise. Only the
-/// sign is exact.
-fn orient2d(a: &[Real; 2], b: &[Real; 2], c: &[Real; 2]) -> f64 {
-    let w = |p: &[Real; 2]| [f64::from(p[0]), f64::from(p[1])];
-    let (a, b, c) = (w(a), w(b), w(c));
-    let left = (a[0] - c[0]) * (b[1] - c[1]);
-    let right = (a[1] - c[1]) * (b[0] - c[0]);
-    let det = left - right;
-    let permanent = left.abs() + right.abs();
-    if permanent == 0.0 {
-        return 0.0;
-    }
-    let bound = ORIENT2D_BOUND * permanent;
-    if det > bound || -det > bound {
-        return det;
-    }
-    // a × b + b × c + c × a; each product of two f32 values is exact in f64.
-    let mut sum = Expansion::new();
-    for (p, q) in [(a, b), (b, c), (c, a)] {
-        sum.add(p[0] * q[1]);
-        sum.add(-(p[1] * q[0]));
-    }
-    sum.sign()
-}
-
-/// An exact sum of `f64` values: a non-overlapping expansion in increasing
-/// magnitude without zeros (Shewchuk's `grow_expansion_zeroelim`).
-struct Expansion {
-    parts: [f64; 48],
-    len: usize,
-}
-
-impl Expansion {
-    fn new() -> Self {
-        Self {
-            parts: [0.0; 48],
-            len: 0,
-        }
-    }
-
-    /// Adds `x` exactly.
-    fn add(&mut self, x: f64) {
-        let mut q = x;
-        let mut kept = 0;
-        for i in 0..self.len {
-            let (s, err) = two_sum(q, self.parts[i]);
-            q = s;
-            if err != 0.0 {
-                self.parts[kept] = err;
-                kept += 1;
-            }
-        }
-        if q != 0.0 {
-            self.parts[kept] = q;
-            kept += 1;
-        }
-        self.len = kept;
-    }
-
-    /// Adds `sign · x · y · z` exactly for `f32` factors: `x · y` is exact in
-    /// `f64`; split into halves of at most 27 bits (Veltkamp), each half times
-    /// `z` is exact too.
-    fn add_triple_product(&mut self, sign: f64, x: Real, y: Real, z: Real) {
-        let xy = f64::from(x) * f64::from(y);
-        let (hi, lo) = split(xy);
-        let z = f64::from(z);
-        self.add(sign * hi * z);
-        self.add(sign * lo * z);
-    }
-
-    /// The sign of the sum: that of its largest component.
-    fn sign(&self) -> f64 {
-        if self.len == 0 {
-            0.0
-        } else {
-            self.parts[self.len - 1]
-        }
-    }
-}
-
-/// `a + b` as the rounded sum and its exact error (Knuth's two-sum).
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bv = s - a;
-    let av = s - bv;
-    (s, (a - av) + (b - bv))
-}
-
-/// Veltkamp's split of `a` into `hi + lo`, each with at most 27 significant bits.
-fn split(a: f64) -> (f64, f64) {
-    const SPLITTER: f64 = 134_217_729.0; // 2^27 + 1
-    let c = SPLITTER * a;
-    let hi = c - (c - a);
-    (hi, a - hi)
 }

@@ -15,6 +15,15 @@ use crate::query::{MeshTree, RayHit};
 use crate::shape::{Ray, Segment};
 
 /// What may be ignored when deciding whether a segment is blocked.
+///
+/// Margins shrink the segment to `t ∈ [m_eye / len, 1 − m_target / len]`
+/// of `eye + t (target − eye)`, with both bounds computed in `f32`. The ends
+/// of the shrunk segment count like any segment's ends: a surface exactly at
+/// one of them blocks, decided exactly for those rounded `t` (see
+/// [`MeshTree::segment_any_hit`]). With zero margins the ends are the eye
+/// and the target themselves, so a target sampled exactly on a surface is
+/// blocked by that surface: give the target a margin, or ignore its
+/// triangles, to look *at* a surface point.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SightOptions {
     /// Hits closer than this distance to the eye are ignored.
@@ -175,7 +184,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         self.any_hit_stream(
             segments.len(),
             #[inline(always)]
-            |q| PreparedRay::new(&segments[q].to_ray(), 0.0, 1.0),
+            |q| PreparedRay::segment(&segments[q], 0.0, 1.0),
             |_| false,
             |q, blocker| out[q] = blocker,
         );
@@ -233,7 +242,7 @@ fn sight_ray(
     }
     let t_min = options.ignore_near_eye.max(0.0) / length;
     let t_max = 1.0 - options.ignore_near_target.max(0.0) / length;
-    PreparedRay::new(&Ray::new(*eye, segment.direction()), t_min, t_max).ok_or(Visibility::Visible)
+    PreparedRay::segment(&segment, t_min, t_max).ok_or(Visibility::Visible)
 }
 
 /// False when the eye or the target has a NaN or infinite coordinate (or

@@ -17,7 +17,7 @@ use crate::bvh::{
     stack_items,
 };
 use crate::intersect::{TriangleHit, WatertightRay};
-use crate::math::{Real, Vector};
+use crate::math::{Point, Real, Vector, is_finite_point};
 use crate::mesh::TriangleId;
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::{Ray, Segment};
@@ -72,14 +72,41 @@ pub(crate) struct PreparedRay {
 }
 
 impl PreparedRay {
+    /// `ray` over `[t_min, t_max]`; `None` for an empty or NaN range and for
+    /// rays that can hit nothing (see [`WatertightRay::new`]).
     #[inline(always)]
     pub(crate) fn new(ray: &Ray, t_min: Real, t_max: Real) -> Option<Self> {
+        Self::with_end(ray, None, t_min, t_max)
+    }
+
+    /// The segment `a → b` over `[t_min, t_max] ⊆ [0, 1]`: `b` itself is the
+    /// exact point at `t = 1` (see [`WatertightRay::from_segment`]).
+    #[inline(always)]
+    pub(crate) fn segment(segment: &Segment, t_min: Real, t_max: Real) -> Option<Self> {
+        Self::with_end(&segment.to_ray(), Some(segment.b), t_min, t_max)
+    }
+
+    /// `ray` over `[t_min, t_max]`, with `end` (when given) as the exact point at `t = 1`.
+    #[inline(always)]
+    pub(crate) fn with_end(
+        ray: &Ray,
+        end: Option<Point>,
+        t_min: Real,
+        t_max: Real,
+    ) -> Option<Self> {
         if !(t_min <= t_max) {
             return None;
         }
+        let mut triangles = WatertightRay::new(ray)?;
+        if let Some(end) = end {
+            if !is_finite_point(&end) {
+                return None;
+            }
+            triangles = triangles.ending_at(end);
+        }
         Some(PreparedRay {
             boxes: TraversalRay::new(ray),
-            triangles: WatertightRay::new(ray)?,
+            triangles,
             t_min,
             t_max,
         })
@@ -88,10 +115,16 @@ impl PreparedRay {
 
 impl<V: BoundingVolume> MeshTree<V> {
     /// The first triangle found that the segment touches, with early exit
-    /// (occlusion query); `None` when nothing blocks it. Endpoints count.
+    /// (occlusion query); `None` when nothing blocks it.
+    ///
+    /// Endpoints count, exactly: a segment starting or ending exactly on a
+    /// triangle (face, edge or vertex) touches it, one stopping an ulp short
+    /// does not (see [`WatertightRay::intersect`] for the whole contract).
+    /// The same holds for every segment and ray query of this type, OBB and
+    /// AABB trees, single queries and batches.
     #[must_use]
     pub fn segment_any_hit(&self, segment: &Segment) -> Option<TriangleId> {
-        self.ray_any_hit(&segment.to_ray(), 0.0, 1.0)
+        self.any_hit_query(&segment.to_ray(), Some(segment.b), 0.0, 1.0)
     }
 
     /// True when the segment touches the mesh.
@@ -103,26 +136,42 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// The closest hit along the segment (`t ∈ [0, 1]`).
     #[must_use]
     pub fn segment_closest_hit(&self, segment: &Segment) -> Option<RayHit> {
-        self.ray_closest_hit(&segment.to_ray(), 0.0, 1.0)
+        self.closest_hit_query(&segment.to_ray(), Some(segment.b), 0.0, 1.0)
     }
 
     /// Every hit along the segment, sorted by `t` (ties by triangle id).
     #[must_use]
     pub fn segment_all_hits(&self, segment: &Segment) -> Vec<RayHit> {
-        self.ray_all_hits(&segment.to_ray(), 0.0, 1.0)
+        let Some(prepared) = PreparedRay::segment(segment, 0.0, 1.0) else {
+            return Vec::new();
+        };
+        self.all_hits_prepared(&prepared)
     }
 
     /// Any triangle hit with `t ∈ [t_min, t_max]`, found with early exit and no ordering.
     #[must_use]
     pub fn ray_any_hit(&self, ray: &Ray, t_min: Real, t_max: Real) -> Option<TriangleId> {
+        self.any_hit_query(ray, None, t_min, t_max)
+    }
+
+    /// Any hit of `ray` over `[t_min, t_max]`, `end` being the exact point
+    /// at `t = 1` of a segment: the one entry of single any-hit queries.
+    #[inline(always)]
+    fn any_hit_query(
+        &self,
+        ray: &Ray,
+        end: Option<Point>,
+        t_min: Real,
+        t_max: Real,
+    ) -> Option<TriangleId> {
         #[cfg(target_arch = "x86_64")]
         if let Some(wide) = self.wide()
             && crate::cpu::has_avx2()
         {
             // SAFETY: the CPU has AVX2 and its companions (just checked).
-            return unsafe { self.ray_any_hit_avx2(wide, ray, t_min, t_max) };
+            return unsafe { self.ray_any_hit_avx2(wide, ray, end, t_min, t_max) };
         }
-        let prepared = PreparedRay::new(ray, t_min, t_max)?;
+        let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
         self.any_hit_prepared(&prepared, |_| false)
     }
 
@@ -135,24 +184,38 @@ impl<V: BoundingVolume> MeshTree<V> {
         &self,
         wide: &WideLayout,
         ray: &Ray,
+        end: Option<Point>,
         t_min: Real,
         t_max: Real,
     ) -> Option<TriangleId> {
-        let prepared = PreparedRay::new(ray, t_min, t_max)?;
+        let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
         self.wide_any_hit_in(wide, &prepared, &|_| false)
     }
 
     /// The closest hit with `t ∈ [t_min, t_max]` (`t_max` may be infinite).
     #[must_use]
     pub fn ray_closest_hit(&self, ray: &Ray, t_min: Real, t_max: Real) -> Option<RayHit> {
+        self.closest_hit_query(ray, None, t_min, t_max)
+    }
+
+    /// The closest hit of `ray` over `[t_min, t_max]`, `end` being the
+    /// exact point at `t = 1` of a segment.
+    #[inline(always)]
+    fn closest_hit_query(
+        &self,
+        ray: &Ray,
+        end: Option<Point>,
+        t_min: Real,
+        t_max: Real,
+    ) -> Option<RayHit> {
         #[cfg(target_arch = "x86_64")]
         if let Some(wide) = self.wide()
             && crate::cpu::has_avx2()
         {
             // SAFETY: the CPU has AVX2 and its companions (just checked).
-            return unsafe { self.ray_closest_hit_avx2(wide, ray, t_min, t_max) };
+            return unsafe { self.ray_closest_hit_avx2(wide, ray, end, t_min, t_max) };
         }
-        let prepared = PreparedRay::new(ray, t_min, t_max)?;
+        let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
         self.closest_hit_prepared(&prepared)
     }
 
@@ -164,10 +227,11 @@ impl<V: BoundingVolume> MeshTree<V> {
         &self,
         wide: &WideLayout,
         ray: &Ray,
+        end: Option<Point>,
         t_min: Real,
         t_max: Real,
     ) -> Option<RayHit> {
-        let prepared = PreparedRay::new(ray, t_min, t_max)?;
+        let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
         // SAFETY: this function only runs on CPUs with AVX2, hence AVX.
         let closest = unsafe { self.wide_closest_hit_in::<8, true>(wide, &prepared) };
         closest.map(|c| self.ray_hit(c))
@@ -179,11 +243,16 @@ impl<V: BoundingVolume> MeshTree<V> {
         let Some(prepared) = PreparedRay::new(ray, t_min, t_max) else {
             return Vec::new();
         };
+        self.all_hits_prepared(&prepared)
+    }
+
+    fn all_hits_prepared(&self, prepared: &PreparedRay) -> Vec<RayHit> {
+        let (t_min, t_max) = (prepared.t_min, prepared.t_max);
         let mut hits = Vec::new();
         let enter = |volume: &V| volume.ray_entry(&prepared.boxes, t_min, t_max).is_some();
         let collect = |first: u32, count: u32| {
             for k in first as usize..(first + count) as usize {
-                hits.extend(self.leaf_hit(&prepared, k, t_max).map(|h| self.ray_hit(h)));
+                hits.extend(self.leaf_hit(prepared, k, t_max).map(|h| self.ray_hit(h)));
             }
             Visit::Continue
         };
@@ -197,14 +266,16 @@ impl<V: BoundingVolume> MeshTree<V> {
         hits
     }
 
-    /// The ray's hit on the triangle at leaf position `k` with `t` up to
-    /// `t_max`. Triangles that can never be hit (zero area, or a normal
+    /// The ray's hit on the triangle at leaf position `k` within the ray's
+    /// range (ends decided exactly) and with `t` up to `t_cap`. Triangles that can never be hit (zero area, or a normal
     /// that underflows) are ruled out by the flag `MeshTree` keeps, read
     /// only on the hit path, so the exact predicates never run per query.
     #[inline(always)]
-    pub(crate) fn leaf_hit(&self, ray: &PreparedRay, k: usize, t_max: Real) -> Option<LeafHit> {
+    pub(crate) fn leaf_hit(&self, ray: &PreparedRay, k: usize, t_cap: Real) -> Option<LeafHit> {
         let tri = self.leaf_ray_triangle(k);
-        let hit = ray.triangles.intersect_lanes(tri, ray.t_min, t_max)?;
+        let hit = ray
+            .triangles
+            .intersect_lanes(tri, ray.t_min, ray.t_max, t_cap)?;
         // The id and the flag are read only for hits.
         self.leaf_hittable(k).then(|| LeafHit {
             hit,
@@ -389,11 +460,20 @@ impl<V: BoundingVolume> PlacedMesh<'_, V> {
         )
     }
 
+    /// Both ends moved into the mesh's frame. The ends are exact there only
+    /// when the pose maps them exactly (the identity, translations by
+    /// representable steps); otherwise they are rounded like any point.
+    fn segment_to_local(&self, segment: &Segment) -> Segment {
+        Segment::new(
+            self.pose.inverse_transform_point(&segment.a),
+            self.pose.inverse_transform_point(&segment.b),
+        )
+    }
+
     /// [`MeshTree::segment_any_hit`] for a world-space segment.
     #[must_use]
     pub fn segment_any_hit(&self, segment: &Segment) -> Option<TriangleId> {
-        self.tree
-            .ray_any_hit(&self.ray_to_local(&segment.to_ray()), 0.0, 1.0)
+        self.tree.segment_any_hit(&self.segment_to_local(segment))
     }
 
     /// [`MeshTree::ray_closest_hit`] for a world-space ray; the normal is returned in world space.
@@ -410,7 +490,12 @@ impl<V: BoundingVolume> PlacedMesh<'_, V> {
     /// [`MeshTree::segment_closest_hit`] for a world-space segment.
     #[must_use]
     pub fn segment_closest_hit(&self, segment: &Segment) -> Option<RayHit> {
-        self.ray_closest_hit(&segment.to_ray(), 0.0, 1.0)
+        self.tree
+            .segment_closest_hit(&self.segment_to_local(segment))
+            .map(|hit| RayHit {
+                normal: self.pose.rotation * hit.normal,
+                ..hit
+            })
     }
 
     /// [`MeshTree::ray_all_hits`] for a world-space ray; normals in world space.
