@@ -567,3 +567,18 @@ fn check_wide_layout<const W: usize>(wide: &boxtree::bvh::WideBvh<W>, triangles:
         "no child names its leaves' triangles"
     );
 }
+
+#[test]
+fn validation_errors_are_errors_naming_their_node_and_triangle() {
+    use boxtree::bvh::{NodeId, ValidationError};
+    let error = ValidationError::NotBounded {
+        node: NodeId(3),
+        triangle: boxtree::TriangleId(7),
+    };
+    assert_eq!(
+        error.to_string(),
+        "a vertex of triangle 7 lies outside the volume of node 3"
+    );
+    let as_error: &dyn std::error::Error = &error;
+    assert!(as_error.source().is_none());
+}

@@ -45,20 +45,24 @@ fn note_allocation(size: usize) {
 unsafe impl GlobalAlloc for WatchingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         note_allocation(layout.size());
+        // SAFETY: the caller's GlobalAlloc contract, forwarded unchanged.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         note_allocation(layout.size());
+        // SAFETY: the caller's GlobalAlloc contract, forwarded unchanged.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's GlobalAlloc contract, forwarded unchanged.
         unsafe { System.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         note_allocation(new_size);
+        // SAFETY: the caller's GlobalAlloc contract, forwarded unchanged.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -1126,11 +1130,20 @@ fn ply_without_faces_is_an_empty_mesh_error() {
 #[test]
 fn missing_file_error_names_the_path() {
     let path = data("no_such_mesh.obj");
-    let (got, line, message) = file_error(TriMesh::load(&path));
-    assert_eq!((got, line), (path.clone(), None));
-    assert!(message.starts_with("cannot read the file"), "{message}");
-    let shown = TriMesh::load(&path).unwrap_err().to_string();
+    let error = TriMesh::load(&path).unwrap_err();
+    match &error {
+        MeshError::Io { path: got, source } => {
+            assert_eq!(got, &path);
+            assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+        }
+        other => panic!("expected an I/O error, got {other:?}"),
+    }
+    // The operating system's error is kept as the source, not flattened.
+    let source = std::error::Error::source(&error).expect("an I/O error has a source");
+    assert!(source.downcast_ref::<std::io::Error>().is_some());
+    let shown = error.to_string();
     assert!(shown.starts_with(&path.display().to_string()), "{shown}");
+    assert!(shown.contains("cannot read the file"), "{shown}");
 }
 
 #[test]
@@ -1367,14 +1380,14 @@ fn in_memory_meshes_name_the_first_non_finite_vertex_and_out_of_range_index() {
                 if triangle + 1 < given.len() {
                     given[triangle + 1][0] = u32::MAX - 1;
                 }
-                assert_eq!(
-                    TriMesh::new(vertices.clone(), given),
-                    Err(MeshError::IndexOutOfRange {
-                        triangle,
-                        index: bad,
-                        vertex_count: count,
-                    }),
-                    "triangle {triangle}, corner {corner}"
+                let result = TriMesh::new(vertices.clone(), given);
+                assert!(
+                    matches!(
+                        result,
+                        Err(MeshError::IndexOutOfRange { triangle: t, index, vertex_count })
+                            if t == triangle && index == bad && vertex_count == count
+                    ),
+                    "triangle {triangle}, corner {corner}: {result:?}"
                 );
             }
         }

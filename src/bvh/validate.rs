@@ -17,23 +17,54 @@ pub enum ValidationError {
     /// A triangle is missing from the leaves or appears more than once.
     TriangleCount {
         /// The triangle.
-        triangle: u32,
+        triangle: TriangleId,
         /// How often it appears.
         seen: usize,
     },
     /// A link points outside the node array, or a node is reached twice or never.
     BadLink {
         /// The node.
-        node: u32,
+        node: NodeId,
     },
     /// A vertex of a triangle in the subtree lies outside the node's volume.
     NotBounded {
         /// The node.
-        node: u32,
+        node: NodeId,
         /// The escaping triangle.
-        triangle: u32,
+        triangle: TriangleId,
     },
 }
+
+impl std::fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ValidationError::WrongSize { mesh, tree } => {
+                write!(f, "the tree holds {tree} triangles, the mesh {mesh}")
+            }
+            ValidationError::TriangleCount { triangle, seen } => {
+                write!(
+                    f,
+                    "triangle {} appears {seen} times in the leaves",
+                    triangle.0
+                )
+            }
+            ValidationError::BadLink { node } => {
+                write!(
+                    f,
+                    "node {} is linked wrongly (outside, twice or never)",
+                    node.0
+                )
+            }
+            ValidationError::NotBounded { node, triangle } => write!(
+                f,
+                "a vertex of triangle {} lies outside the volume of node {}",
+                triangle.0, node.0
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ValidationError {}
 
 impl<V: BoundingVolume> Bvh<V> {
     /// Checks that every triangle appears exactly once, every node is reached
@@ -53,7 +84,7 @@ impl<V: BoundingVolume> Bvh<V> {
         }
         if let Some(t) = seen.iter().position(|&s| s != 1) {
             return Err(ValidationError::TriangleCount {
-                triangle: t as u32,
+                triangle: TriangleId(t as u32),
                 seen: seen[t],
             });
         }
@@ -64,7 +95,7 @@ impl<V: BoundingVolume> Bvh<V> {
         let mut stack: Vec<(NodeId, Vec<NodeId>)> = vec![(NodeId::ROOT, Vec::new())];
         while let Some((id, mut ancestors)) = stack.pop() {
             if id.index() >= self.nodes.len() || std::mem::replace(&mut reached[id.index()], true) {
-                return Err(ValidationError::BadLink { node: id.0 });
+                return Err(ValidationError::BadLink { node: id });
             }
             ancestors.push(id);
             match self.node(id).kind(id) {
@@ -74,7 +105,7 @@ impl<V: BoundingVolume> Bvh<V> {
                 }
                 NodeKind::Leaf { first, count } => {
                     if (first + count) as usize > self.order.len() {
-                        return Err(ValidationError::BadLink { node: id.0 });
+                        return Err(ValidationError::BadLink { node: id });
                     }
                     for triangle in self.leaf_triangles(first, count) {
                         let vertices = mesh.triangle(triangle).vertices();
@@ -84,10 +115,7 @@ impl<V: BoundingVolume> Bvh<V> {
                                 .iter()
                                 .all(|v| volume.contains_point_within(v, tolerance))
                             {
-                                return Err(ValidationError::NotBounded {
-                                    node: a.0,
-                                    triangle: TriangleId::index(triangle) as u32,
-                                });
+                                return Err(ValidationError::NotBounded { node: a, triangle });
                             }
                         }
                     }
@@ -95,7 +123,9 @@ impl<V: BoundingVolume> Bvh<V> {
             }
         }
         if let Some(node) = reached.iter().position(|r| !r) {
-            return Err(ValidationError::BadLink { node: node as u32 });
+            return Err(ValidationError::BadLink {
+                node: NodeId(node as u32),
+            });
         }
         Ok(())
     }

@@ -3,7 +3,10 @@
 use std::path::PathBuf;
 
 /// A mesh that cannot be used, with the place of the first problem.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// New kinds of problems may be added: match with a wildcard arm.
+#[derive(Debug)]
+#[non_exhaustive]
 pub enum MeshError {
     /// The mesh has no triangles.
     Empty,
@@ -37,7 +40,15 @@ pub enum MeshError {
         /// Vertices given.
         found: usize,
     },
-    /// A mesh file could not be read or parsed.
+    /// A mesh file could not be read; the operating system's error is the
+    /// [`source`](std::error::Error::source).
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why reading failed.
+        source: std::io::Error,
+    },
+    /// A mesh file could not be parsed.
     File {
         /// The file.
         path: PathBuf,
@@ -76,6 +87,9 @@ impl std::fmt::Display for MeshError {
             MeshError::VertexCountChanged { expected, found } => {
                 write!(f, "expected {expected} vertices, got {found}")
             }
+            MeshError::Io { path, source } => {
+                write!(f, "{}: cannot read the file: {source}", path.display())
+            }
             MeshError::File {
                 path,
                 line: Some(line),
@@ -90,4 +104,11 @@ impl std::fmt::Display for MeshError {
     }
 }
 
-impl std::error::Error for MeshError {}
+impl std::error::Error for MeshError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            MeshError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

@@ -67,7 +67,9 @@ impl TriMesh {
     /// Reads a mesh file; the format comes from the extension, or from the
     /// content when the extension is not `.obj`, `.stl` or `.ply`.
     ///
-    /// Every error is a [`MeshError::File`] naming `path` and, for text, the
+    /// A file that cannot be read is [`MeshError::Io`], keeping the
+    /// operating system's error as its source. Every other error is a
+    /// [`MeshError::File`] naming `path` and, for text, the
     /// 1-based line (binary errors name the record and byte offset instead);
     /// non-finite coordinates are reported there too, and what [`TriMesh::new`]
     /// still rejects afterwards (no triangles) is wrapped with no line.
@@ -77,8 +79,10 @@ impl TriMesh {
     /// [`TriMesh::from_ply_bytes`] for what each format reads.
     pub fn load(path: impl AsRef<Path>) -> Result<TriMesh, MeshError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path)
-            .map_err(|e| file_error(path, None, format!("cannot read the file: {e}")))?;
+        let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         TriMesh::from_bytes(path, &bytes)
     }
 

@@ -145,8 +145,8 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         wide: &WideBvh<W>,
         ray: &PreparedRay,
     ) -> Option<LeafHit> {
-        // SAFETY (all three): passed on from the caller.
         match (wide.fits_array_stack(), wide.outgrows_cache()) {
+            // SAFETY: AVX support, if `AVX`, is the caller's promise.
             (true, false) => unsafe {
                 self.wide_closest_hit_kernel::<W, AVX, false>(
                     wide,
@@ -154,6 +154,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                     &mut ArrayStack::new(&mut stack_items()),
                 )
             },
+            // SAFETY: as above.
             (true, true) => unsafe {
                 self.wide_closest_hit_kernel::<W, AVX, true>(
                     wide,
@@ -161,6 +162,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                     &mut ArrayStack::new(&mut stack_items()),
                 )
             },
+            // SAFETY: as above.
             (false, _) => unsafe {
                 self.wide_closest_hit_kernel::<W, AVX, true>(wide, ray, &mut Vec::new())
             },
