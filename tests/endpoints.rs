@@ -480,3 +480,48 @@ fn interleaved_batches_keep_the_endpoint_contract() {
     tree.rays_closest_hit_serial(&rays, 1.0, &mut closest);
     assert!(closest.iter().all(|h| h.is_some_and(|h| h.t == 0.0)));
 }
+
+/// A vertex shared by 40 tilted triangles lies in more leaf boxes than a
+/// descent sets aside for the exact decisions: the query is then answered
+/// again on the binary tree, and still hits exactly at the end.
+#[test]
+fn a_vertex_in_more_leaf_boxes_than_the_slots_still_counts() {
+    let apex = Point::new(0.5, 0.25, 0.125);
+    let mut vertices = vec![apex];
+    let mut indices = Vec::new();
+    let n = 40u32;
+    for k in 0..n {
+        // A ring of dyadic points around the apex at varying heights.
+        let (x, y) = [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)][(k % 4) as usize];
+        let r = 0.5 + (k / 4) as Real * 0.0625;
+        let z = 0.125 + 0.0625 * (k % 3) as Real;
+        vertices.push(apex + Vector::new(x * r + 0.125 * (k % 5) as Real * y, y * r, z));
+    }
+    for k in 0..n {
+        indices.push([0, 1 + k, 1 + (k + 1) % n]);
+    }
+    let mesh = TriMesh::new(vertices, indices).expect("valid fan");
+    let trees = Trees::new(&mesh);
+    let mut rng = SplitMix(0xFA4);
+    let mut checked = 0;
+    for _ in 0..200 {
+        let on = OnSurface {
+            point: apex,
+            incident: (0..n)
+                .map(TriangleId)
+                .filter(|&id| contains_exactly(&mesh.triangle(id), &apex))
+                .collect(),
+            place: Place::Vertex,
+        };
+        let far = far_end(&mut rng, &mesh, &on);
+        for (s, t_end) in [
+            (Segment::new(far, apex), 1.0),
+            (Segment::new(apex, far), 0.0),
+        ] {
+            check_touching(&trees.aabb, &s, &on, t_end).unwrap();
+            check_touching(&trees.packed, &s, &on, t_end).unwrap();
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 400);
+}

@@ -155,16 +155,25 @@ impl<const W: usize> WideNode<W> {
         )
     }
 
-    /// Slab entries of the ray into the child boxes within `[t_min, t_max]`,
-    /// and a bit mask of the children it enters (see [`TraversalRay::slab_entry`]
-    /// for the NaN ordering and the exit padding, applied per lane).
+    /// Slab entries and exits of the ray into the child boxes within
+    /// `[t_min, t_max]`, and a bit mask of the children it enters (see
+    /// [`TraversalRay::slab_entry`] for the NaN ordering and the exit
+    /// padding, applied per lane), and which children may hold an end of
+    /// the range (see [`SlabSpans::at_ends`]).
     ///
     /// A plain loop over the lanes, which the compiler vectorises; kernels
     /// that read the entries back use an intrinsics form of the same test.
     #[inline(always)]
-    pub fn ray_entries(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> ([Real; W], u32) {
+    pub fn ray_entries(
+        &self,
+        ray: &TraversalRay,
+        t_min: Real,
+        t_max: Real,
+        ends: [Real; 2],
+    ) -> SlabSpans<W> {
         let mut enter = [t_min; W];
-        let mut exit = [t_max; W];
+        // Unclamped exits, for `at_ends`; the entered test clamps them.
+        let mut exit = [Real::INFINITY; W];
         for axis in 0..3 {
             let near_side = usize::from(ray.negative[axis]);
             let near = &self.bounds[near_side][axis];
@@ -185,11 +194,21 @@ impl<const W: usize> WideNode<W> {
                 };
             }
         }
-        let mut mask = 0;
+        let (mut entered, mut at_ends) = (0, 0);
         for lane in 0..W {
-            mask |= u32::from(enter[lane] <= exit[lane] * EXIT_PADDING) << lane;
+            let clamped = if exit[lane] < t_max {
+                exit[lane]
+            } else {
+                t_max
+            };
+            entered |= u32::from(enter[lane] <= clamped * EXIT_PADDING) << lane;
+            at_ends |= u32::from((enter[lane] <= ends[0]) | (exit[lane] >= ends[1])) << lane;
         }
-        (enter, mask)
+        SlabSpans {
+            enter,
+            entered,
+            at_ends,
+        }
     }
 
     /// [`WideNode::ray_entries`] written with vector intrinsics on x86-64:
@@ -206,21 +225,28 @@ impl<const W: usize> WideNode<W> {
         ray: &TraversalRay,
         t_min: Real,
         t_max: Real,
-    ) -> ([Real; W], u32) {
+        ends: [Real; 2],
+    ) -> SlabSpans<W> {
         #[cfg(target_arch = "x86_64")]
         if W == 8 {
             if AVX {
                 // SAFETY: the caller promises AVX.
-                return unsafe { self.ray_entries_avx(ray, t_min, t_max) };
+                return unsafe { self.ray_entries_avx(ray, t_min, t_max, ends) };
             }
-            let mut entries = [0.0; W];
-            let (low, low_mask) = self.ray_entries_sse(ray, t_min, t_max, 0);
-            let (high, high_mask) = self.ray_entries_sse(ray, t_min, t_max, 4);
-            entries[..4].copy_from_slice(&low);
-            entries[4..].copy_from_slice(&high);
-            return (entries, low_mask | high_mask << 4);
+            let mut spans = SlabSpans {
+                enter: [0.0; W],
+                entered: 0,
+                at_ends: 0,
+            };
+            for half in [0, 4] {
+                let (enter, entered, at_ends) = self.ray_entries_sse(ray, t_min, t_max, ends, half);
+                spans.enter[half..half + 4].copy_from_slice(&enter);
+                spans.entered |= entered << half;
+                spans.at_ends |= at_ends << half;
+            }
+            return spans;
         }
-        self.ray_entries(ray, t_min, t_max)
+        self.ray_entries(ray, t_min, t_max, ends)
     }
 
     /// The four lanes from `first` on, in SSE registers. `max(a, b)` is
@@ -233,11 +259,12 @@ impl<const W: usize> WideNode<W> {
         ray: &TraversalRay,
         t_min: Real,
         t_max: Real,
+        ends: [Real; 2],
         first: usize,
-    ) -> ([Real; 4], u32) {
+    ) -> ([Real; 4], u32, u32) {
         use core::arch::x86_64::{
-            _mm_cmple_ps, _mm_load_ps, _mm_max_ps, _mm_min_ps, _mm_movemask_ps, _mm_mul_ps,
-            _mm_set1_ps, _mm_storeu_ps, _mm_sub_ps,
+            _mm_cmpge_ps, _mm_cmple_ps, _mm_load_ps, _mm_max_ps, _mm_min_ps, _mm_movemask_ps,
+            _mm_mul_ps, _mm_or_ps, _mm_set1_ps, _mm_storeu_ps, _mm_sub_ps,
         };
         assert!(first.is_multiple_of(4) && first + 4 <= W);
         let mut entries = [0.0; 4];
@@ -247,7 +274,7 @@ impl<const W: usize> WideNode<W> {
         // multiple of four). The store writes the local array of four.
         unsafe {
             let mut enter = _mm_set1_ps(t_min);
-            let mut exit = _mm_set1_ps(t_max);
+            let mut exit = _mm_set1_ps(Real::INFINITY);
             for axis in 0..3 {
                 let near_side = usize::from(ray.negative[axis]);
                 let near = _mm_load_ps(self.bounds[near_side][axis][first..].as_ptr());
@@ -257,9 +284,18 @@ impl<const W: usize> WideNode<W> {
                 enter = _mm_max_ps(_mm_mul_ps(_mm_sub_ps(near, o), inv), enter);
                 exit = _mm_min_ps(_mm_mul_ps(_mm_sub_ps(far, o), inv), exit);
             }
-            let padded = _mm_mul_ps(exit, _mm_set1_ps(EXIT_PADDING));
+            let clamped = _mm_min_ps(exit, _mm_set1_ps(t_max));
+            let padded = _mm_mul_ps(clamped, _mm_set1_ps(EXIT_PADDING));
+            let at_ends = _mm_or_ps(
+                _mm_cmple_ps(enter, _mm_set1_ps(ends[0])),
+                _mm_cmpge_ps(exit, _mm_set1_ps(ends[1])),
+            );
             _mm_storeu_ps(entries.as_mut_ptr(), enter);
-            (entries, _mm_movemask_ps(_mm_cmple_ps(enter, padded)) as u32)
+            (
+                entries,
+                _mm_movemask_ps(_mm_cmple_ps(enter, padded)) as u32,
+                _mm_movemask_ps(at_ends) as u32,
+            )
         }
     }
 
@@ -268,15 +304,22 @@ impl<const W: usize> WideNode<W> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
     #[inline]
-    fn ray_entries_avx(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> ([Real; W], u32) {
+    fn ray_entries_avx(
+        &self,
+        ray: &TraversalRay,
+        t_min: Real,
+        t_max: Real,
+        ends: [Real; 2],
+    ) -> SlabSpans<W> {
         use core::arch::x86_64::{
-            _CMP_LE_OQ, _mm256_cmp_ps, _mm256_load_ps, _mm256_max_ps, _mm256_min_ps,
-            _mm256_movemask_ps, _mm256_mul_ps, _mm256_set1_ps, _mm256_storeu_ps, _mm256_sub_ps,
+            _CMP_GE_OQ, _CMP_LE_OQ, _mm256_cmp_ps, _mm256_load_ps, _mm256_max_ps, _mm256_min_ps,
+            _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_set1_ps, _mm256_storeu_ps,
+            _mm256_sub_ps,
         };
         assert!(W == 8);
         let mut entries = [0.0; W];
         let mut enter = _mm256_set1_ps(t_min);
-        let mut exit = _mm256_set1_ps(t_max);
+        let mut exit = _mm256_set1_ps(Real::INFINITY);
         for axis in 0..3 {
             let near_side = usize::from(ray.negative[axis]);
             // SAFETY: each row holds eight floats (asserted above) and
@@ -292,12 +335,38 @@ impl<const W: usize> WideNode<W> {
             enter = _mm256_max_ps(_mm256_mul_ps(_mm256_sub_ps(near, o), inv), enter);
             exit = _mm256_min_ps(_mm256_mul_ps(_mm256_sub_ps(far, o), inv), exit);
         }
-        let padded = _mm256_mul_ps(exit, _mm256_set1_ps(EXIT_PADDING));
+        let clamped = _mm256_min_ps(exit, _mm256_set1_ps(t_max));
+        let padded = _mm256_mul_ps(clamped, _mm256_set1_ps(EXIT_PADDING));
         let entered = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(enter, padded)) as u32;
+        let at_ends = _mm256_or_ps(
+            _mm256_cmp_ps::<_CMP_LE_OQ>(enter, _mm256_set1_ps(ends[0])),
+            _mm256_cmp_ps::<_CMP_GE_OQ>(exit, _mm256_set1_ps(ends[1])),
+        );
         // SAFETY: writes eight floats into the local array of eight.
         unsafe { _mm256_storeu_ps(entries.as_mut_ptr(), enter) };
-        (entries, entered)
+        SlabSpans {
+            enter: entries,
+            entered,
+            at_ends: _mm256_movemask_ps(at_ends) as u32,
+        }
     }
+}
+
+/// What a ray's slab test found for the children of one wide node.
+#[derive(Clone, Copy, Debug)]
+pub struct SlabSpans<const W: usize> {
+    /// Per child: the entry parameter, clamped to `t_min`.
+    pub enter: [Real; W],
+    /// Bit mask of the children the ray enters.
+    pub entered: u32,
+    /// Bit mask of the children whose box may hold an end of the query's
+    /// range: entered at or before `ends[0]` or left (unclamped by `t_max`)
+    /// at or after `ends[1]`, the range's ends widened by their rounding
+    /// (`intersect::end_thresholds`). Only leaves among them need the exact
+    /// endpoint decisions; the triangle test applies the same slab formula
+    /// to each triangle's own box, which lies inside its leaf's, so a
+    /// triangle that qualifies always sits in a flagged leaf.
+    pub at_ends: u32,
 }
 
 impl<const W: usize> WideBvh<W> {

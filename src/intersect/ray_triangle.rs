@@ -204,7 +204,7 @@ impl WatertightRay {
     #[must_use]
     #[inline(always)]
     pub fn intersect(&self, tri: &Triangle, t_min: Real, t_max: Real) -> Option<TriangleHit> {
-        self.intersect_lanes(&TriangleLanes::from(tri), t_min, t_max, t_max)
+        self.intersect_lanes::<true>(&TriangleLanes::from(tri), t_min, t_max, t_max)
             .filter(|_| !is_degenerate(tri))
     }
 
@@ -220,8 +220,14 @@ impl WatertightRay {
     /// `[t_min, t_max]` is the query's range, whose ends are decided
     /// exactly; `t_cap ≤ t_max` is a further bound compared in rounded
     /// arithmetic (a closest-hit descent's best `t` so far).
+    ///
+    /// `CAREFUL = false` skips the endpoint decisions: for triangles in a
+    /// leaf whose box holds neither end of the range (so no end can lie on
+    /// them, and no crossing near an end can be theirs), where the rounded
+    /// range test is the answer. The mesh trees' box kernels tell which
+    /// leaves those are, so the common case pays nothing for exact ends.
     #[inline(always)]
-    pub(crate) fn intersect_lanes(
+    pub(crate) fn intersect_lanes<const CAREFUL: bool>(
         &self,
         tri: &TriangleLanes,
         t_min: Real,
@@ -265,7 +271,10 @@ impl WatertightRay {
             // exactly on the triangle's boundary may still touch it (the
             // line then passes within rounding of an edge); only triangles
             // whose depths reach such an end are looked at again.
-            if self.may_touch_an_end(&frame(&self.row_z), t_min, t_max) {
+            if CAREFUL
+                && self.may_touch_an_end(&frame(&self.row_z), t_min, t_max)
+                && self.box_may_hold_end(tri, t_min, t_max)
+            {
                 let near = self.edge_rounding_bound(&px, &py, &pz, &x, &y);
                 let front = (wa >= -near) & (wb >= -near) & (wc >= -near);
                 let back = (wa <= near) & (wb <= near) & (wc <= near);
@@ -287,23 +296,31 @@ impl WatertightRay {
         let t_scaled = wa * z[0] + wb * z[1] + wc * z[2];
         let mut t = t_scaled / det;
         // `v · 0` is NaN exactly for infinite or NaN `v`.
-        let zero: Lanes = std::array::from_fn(|i| x[i] * 0.0 + y[i] * 0.0 + z[i] * 0.0);
-        let finite = (zero[0] + zero[1]) + (zero[2] + (det * 0.0 + t * 0.0)) == 0.0;
-        // `t` is an average of the vertices' depths `z`, and so is the
-        // exact crossing: when every depth lies inside the range by more
-        // than their rounding, so does the crossing, and neither end can
-        // lie on the triangle. Otherwise the ends decide exactly.
-        let (near, far) = depth_hull(&z);
-        // Written as `!(…)` so that NaN misses.
-        if !(near > t_min && far < t_max) {
-            if !(far >= t_min && near <= t_max && finite) {
+        let finite = || {
+            let zero: Lanes = std::array::from_fn(|i| x[i] * 0.0 + y[i] * 0.0 + z[i] * 0.0);
+            (zero[0] + zero[1]) + (zero[2] + (det * 0.0 + t * 0.0)) == 0.0
+        };
+        if CAREFUL {
+            // `t` is an average of the vertices' depths `z`, and so is the
+            // exact crossing: when every depth lies inside the range by more
+            // than their rounding, so does the crossing, and neither end can
+            // lie on the triangle. Otherwise the ends decide exactly.
+            let (near, far) = depth_hull(&z);
+            // Written as `!(…)` so that NaN misses.
+            if !(near > t_min && far < t_max) && self.box_may_hold_end(tri, t_min, t_max) {
+                if !(far >= t_min && near <= t_max && finite()) {
+                    return None;
+                }
+                t = self.decide_range(tri, t, t_min, t_max)?;
+                if !(t <= t_cap) {
+                    return None;
+                }
+            } else if !(t_min <= t && t <= t_cap && finite()) {
+                // No end can lie on this triangle: the rounded range test,
+                // exactly as for triangles in leaves that hold no end.
                 return None;
             }
-            t = self.decide_range(tri, t, t_min, t_max)?;
-        } else if !finite {
-            return None;
-        }
-        if !(t <= t_cap) {
+        } else if !(t_min <= t && t <= t_cap && finite()) {
             return None;
         }
         let inv_det = 1.0 / det;
@@ -314,6 +331,30 @@ impl WatertightRay {
             w: wa * inv_det,
             front_face: det > 0.0,
         })
+    }
+
+    /// True when the triangle's bounding box may hold an end of the range:
+    /// the slab test of the mesh trees' wide nodes (`WideNode::ray_entries`),
+    /// with the same formula and thresholds, applied to the triangle's own
+    /// box. A leaf's box contains its triangles' boxes, so the rounded slab
+    /// parameters are monotone between them: a triangle that qualifies here
+    /// always lies in a leaf the descent flagged, and the careful and the
+    /// rounded tests never disagree over which triangles are decided how.
+    #[inline(never)]
+    fn box_may_hold_end(&self, tri: &TriangleLanes, t_min: Real, t_max: Real) -> bool {
+        let ends = end_thresholds(t_min, t_max);
+        let (mut enter, mut exit) = (t_min, Real::INFINITY);
+        for (axis, lanes) in [tri.x, tri.y, tri.z].iter().enumerate() {
+            let lo = lanes[0].min(lanes[1]).min(lanes[2]);
+            let hi = lanes[0].max(lanes[1]).max(lanes[2]);
+            let inverse = 1.0 / self.direction[axis];
+            let (near, far) = if inverse < 0.0 { (hi, lo) } else { (lo, hi) };
+            let t_near = (near - self.origin[axis]) * inverse;
+            let t_far = (far - self.origin[axis]) * inverse;
+            enter = if t_near > enter { t_near } else { enter };
+            exit = if t_far < exit { t_far } else { exit };
+        }
+        (enter <= ends[0]) | (exit >= ends[1])
     }
 
     /// True when the depths `z` of a triangle's vertices reach an end of the
@@ -520,6 +561,18 @@ fn depth_hull(z: &Lanes) -> (Real, Real) {
     (lo - margin, hi + margin)
 }
 
+/// `t_min` and `t_max` widened by `8u` of their size: a box entered at or
+/// before the first, or left at or after the second, may hold an end of
+/// the range (the slab parameters of a point inside a box are off by a few
+/// `u`), so its triangles take the exact endpoint decisions. Infinite ends
+/// give NaN, which flags no box: nothing lies there.
+#[must_use]
+#[inline(always)]
+pub(crate) fn end_thresholds(t_min: Real, t_max: Real) -> [Real; 2] {
+    const WIDEN: Real = 8.0 * UNIT_ROUNDOFF;
+    [t_min + WIDEN * t_min.abs(), t_max - WIDEN * t_max.abs()]
+}
+
 /// `u = 2⁻²⁴`, the unit roundoff of `f32`.
 const UNIT_ROUNDOFF: Real = Real::EPSILON * 0.5;
 
@@ -714,7 +767,7 @@ mod tests {
             let Some(prepared) = WatertightRay::new(&ray) else {
                 continue;
             };
-            let ours = prepared.intersect_lanes(
+            let ours = prepared.intersect_lanes::<false>(
                 &TriangleLanes::from(&tri),
                 0.0,
                 Real::INFINITY,

@@ -16,7 +16,7 @@ use crate::bvh::{
     ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, WideLayout,
     stack_items,
 };
-use crate::intersect::{TriangleHit, WatertightRay};
+use crate::intersect::{TriangleHit, WatertightRay, end_thresholds};
 use crate::math::{Point, Real, Vector, is_finite_point};
 use crate::mesh::TriangleId;
 use crate::query::{MeshTree, PlacedMesh};
@@ -63,12 +63,53 @@ pub(crate) struct LeafHit {
     pub(crate) triangle: TriangleId,
 }
 
+/// Leaves whose box may hold an end of the range, set aside by the 8-wide
+/// descents and tested with the exact endpoint decisions once the descent
+/// is over. A call inside a descent loop, even on a path taken for a few
+/// percent of leaves, made the loop keep its vector values in memory
+/// (x86-64 has no callee-saved vector registers): bunny any-hit 117 → 125
+/// ns. A point lies in few leaf boxes, so a handful of slots suffice; on
+/// overflow the query is answered again by the binary tree, carefully.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CarefulLeaves {
+    ranges: [(u32, u32); CAREFUL_SLOTS],
+    /// Leaves set aside, which may exceed the slots.
+    len: usize,
+}
+
+const CAREFUL_SLOTS: usize = 6;
+
+impl CarefulLeaves {
+    #[inline(always)]
+    pub(crate) fn push(&mut self, first: u32, count: u32) {
+        if let Some(slot) = self.ranges.get_mut(self.len) {
+            *slot = (first, count);
+        }
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn overflowed(&self) -> bool {
+        self.len > CAREFUL_SLOTS
+    }
+
+    fn ranges(&self) -> &[(u32, u32)] {
+        &self.ranges[..self.len.min(CAREFUL_SLOTS)]
+    }
+}
+
 /// A ray prepared for both box and triangle tests, with its parameter range.
 pub(crate) struct PreparedRay {
     pub(crate) boxes: TraversalRay,
     pub(crate) triangles: WatertightRay,
     pub(crate) t_min: Real,
     pub(crate) t_max: Real,
+    /// [`end_thresholds`] of the range: which boxes may hold an end.
+    pub(crate) ends: [Real; 2],
 }
 
 impl PreparedRay {
@@ -109,6 +150,7 @@ impl PreparedRay {
             triangles,
             t_min,
             t_max,
+            ends: end_thresholds(t_min, t_max),
         })
     }
 }
@@ -252,7 +294,10 @@ impl<V: BoundingVolume> MeshTree<V> {
         let enter = |volume: &V| volume.ray_entry(&prepared.boxes, t_min, t_max).is_some();
         let collect = |first: u32, count: u32| {
             for k in first as usize..(first + count) as usize {
-                hits.extend(self.leaf_hit(prepared, k, t_max).map(|h| self.ray_hit(h)));
+                hits.extend(
+                    self.leaf_hit::<true>(prepared, k, t_max)
+                        .map(|h| self.ray_hit(h)),
+                );
             }
             Visit::Continue
         };
@@ -271,11 +316,16 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// that underflows) are ruled out by the flag `MeshTree` keeps, read
     /// only on the hit path, so the exact predicates never run per query.
     #[inline(always)]
-    pub(crate) fn leaf_hit(&self, ray: &PreparedRay, k: usize, t_cap: Real) -> Option<LeafHit> {
+    pub(crate) fn leaf_hit<const CAREFUL: bool>(
+        &self,
+        ray: &PreparedRay,
+        k: usize,
+        t_cap: Real,
+    ) -> Option<LeafHit> {
         let tri = self.leaf_ray_triangle(k);
         let hit = ray
             .triangles
-            .intersect_lanes(tri, ray.t_min, ray.t_max, t_cap)?;
+            .intersect_lanes::<CAREFUL>(tri, ray.t_min, ray.t_max, t_cap)?;
         // The id and the flag are read only for hits.
         self.leaf_hittable(k).then(|| LeafHit {
             hit,
@@ -284,10 +334,12 @@ impl<V: BoundingVolume> MeshTree<V> {
         })
     }
 
-    /// The first triangle of the leaf range that the ray hits, skipping `skip`.
-    /// No normal is computed: any-hit only needs a yes.
+    /// The first triangle of the leaf range that the ray hits, skipping
+    /// `skip`. No normal is computed: any-hit only needs a yes. `CAREFUL`:
+    /// take the exact endpoint decisions (for leaves whose box may hold an
+    /// end of the range, see [`CarefulLeaves`]).
     #[inline(always)]
-    pub(crate) fn leaf_any_hit(
+    pub(crate) fn leaf_any_hit<const CAREFUL: bool>(
         &self,
         ray: &PreparedRay,
         first: u32,
@@ -297,7 +349,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         // A plain loop rather than `find_map`, whose `try_fold` the
         // compiler kept out of line (a call per leaf).
         for k in first as usize..(first + count) as usize {
-            if let Some(hit) = self.leaf_hit(ray, k, ray.t_max)
+            if let Some(hit) = self.leaf_hit::<CAREFUL>(ray, k, ray.t_max)
                 && !skip(hit.triangle)
             {
                 return Some(hit.triangle);
@@ -307,9 +359,10 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 
     /// Tests the leaf range against the current closest hit, tightening it.
-    /// Equal `t` keeps the lower triangle id, so answers do not depend on tree shape.
+    /// Equal `t` keeps the lower triangle id, so answers do not depend on
+    /// tree shape. `CAREFUL` as for [`MeshTree::leaf_any_hit`].
     #[inline(always)]
-    pub(crate) fn leaf_closest_hit(
+    pub(crate) fn leaf_closest_hit<const CAREFUL: bool>(
         &self,
         ray: &PreparedRay,
         first: u32,
@@ -318,7 +371,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         t_best: &mut Real,
     ) {
         for k in first as usize..(first + count) as usize {
-            let Some(found) = self.leaf_hit(ray, k, *t_best) else {
+            let Some(found) = self.leaf_hit::<CAREFUL>(ray, k, *t_best) else {
                 continue;
             };
             let t = found.hit.t;
@@ -345,6 +398,41 @@ impl<V: BoundingVolume> MeshTree<V> {
         }
     }
 
+    /// The any-hit answer from the leaves a descent set aside, out of line.
+    #[inline(never)]
+    pub(crate) fn careful_any_hit(
+        &self,
+        ray: &PreparedRay,
+        careful: &CarefulLeaves,
+        skip: &impl Fn(TriangleId) -> bool,
+    ) -> Option<TriangleId> {
+        if careful.overflowed() {
+            return self.binary_any_hit(ray, skip);
+        }
+        careful
+            .ranges()
+            .iter()
+            .find_map(|&(first, count)| self.leaf_any_hit::<true>(ray, first, count, skip))
+    }
+
+    /// Folds the leaves a descent set aside into its closest hit, out of line.
+    #[inline(never)]
+    pub(crate) fn careful_closest_hit(
+        &self,
+        ray: &PreparedRay,
+        careful: &CarefulLeaves,
+        best: &mut Option<LeafHit>,
+        t_best: &mut Real,
+    ) {
+        if careful.overflowed() {
+            *best = self.binary_closest_hit(ray);
+            return;
+        }
+        for &(first, count) in careful.ranges() {
+            self.leaf_closest_hit::<true>(ray, first, count, best, t_best);
+        }
+    }
+
     /// The any-hit kernel: no child ordering, exit on the first accepted hit.
     /// `skip` rejects triangles (line-of-sight ignore lists).
     pub(crate) fn any_hit_prepared(
@@ -354,10 +442,21 @@ impl<V: BoundingVolume> MeshTree<V> {
     ) -> Option<TriangleId> {
         if let Some(wide) = self.wide() {
             self.wide_any_hit(wide, ray, &skip)
-        } else if self.bvh().fits_array_stack() {
-            self.any_hit_kernel(ray, &skip, &mut ArrayStack::new(&mut stack_items()))
         } else {
-            self.any_hit_kernel(ray, &skip, &mut Vec::new())
+            self.binary_any_hit(ray, &skip)
+        }
+    }
+
+    /// The any-hit kernel on the binary tree, every leaf decided carefully.
+    fn binary_any_hit(
+        &self,
+        ray: &PreparedRay,
+        skip: &impl Fn(TriangleId) -> bool,
+    ) -> Option<TriangleId> {
+        if self.bvh().fits_array_stack() {
+            self.any_hit_kernel(ray, skip, &mut ArrayStack::new(&mut stack_items()))
+        } else {
+            self.any_hit_kernel(ray, skip, &mut Vec::new())
         }
     }
 
@@ -373,7 +472,9 @@ impl<V: BoundingVolume> MeshTree<V> {
             stack,
             |volume| volume.ray_entry(&ray.boxes, ray.t_min, ray.t_max).is_some(),
             |first, count| {
-                found = self.leaf_any_hit(ray, first, count, skip);
+                // Binary trees (OBB, sphere, k-DOP) do not tell which
+                // leaves hold an end: every leaf takes the exact decisions.
+                found = self.leaf_any_hit::<true>(ray, first, count, skip);
                 if found.is_some() {
                     Visit::Stop
                 } else {
@@ -388,12 +489,19 @@ impl<V: BoundingVolume> MeshTree<V> {
     pub(crate) fn closest_hit_prepared(&self, ray: &PreparedRay) -> Option<RayHit> {
         let closest = if let Some(wide) = self.wide() {
             self.wide_closest_hit(wide, ray)
-        } else if self.bvh().fits_array_stack() {
+        } else {
+            self.binary_closest_hit(ray)
+        };
+        closest.map(|c| self.ray_hit(c))
+    }
+
+    /// The closest-hit kernel on the binary tree, every leaf decided carefully.
+    fn binary_closest_hit(&self, ray: &PreparedRay) -> Option<LeafHit> {
+        if self.bvh().fits_array_stack() {
             self.closest_hit_kernel(ray, &mut ArrayStack::new(&mut stack_items()))
         } else {
             self.closest_hit_kernel(ray, &mut Vec::new())
-        };
-        closest.map(|c| self.ray_hit(c))
+        }
     }
 
     #[inline(always)]
@@ -440,7 +548,7 @@ impl<V: BoundingVolume> MeshTree<V> {
                         }
                     }
                     NodeKind::Leaf { first, count } => {
-                        self.leaf_closest_hit(ray, first, count, &mut best, &mut t_best)
+                        self.leaf_closest_hit::<true>(ray, first, count, &mut best, &mut t_best)
                     }
                 }
             }

@@ -23,7 +23,7 @@ use crate::bvh::{
 };
 use crate::math::Real;
 use crate::mesh::TriangleId;
-use crate::query::raycast::{LeafHit, PreparedRay, prune_slack};
+use crate::query::raycast::{CarefulLeaves, LeafHit, PreparedRay, prune_slack};
 use crate::query::raycast_wide::{nearest_inner, prefetch_lines, prefetch_node};
 use crate::query::{MeshTree, RayHit};
 
@@ -43,6 +43,8 @@ struct AnyHitDescent {
     /// The node the next step visits (prefetched), or [`NO_NODE`].
     next: u32,
     leaves: PendingLeaves,
+    /// Leaves set aside for the exact endpoint decisions at the end.
+    careful: CarefulLeaves,
     /// Entries on the descent's stack (kept apart from the other state,
     /// so starting a query does not rewrite the whole array).
     pending: usize,
@@ -58,6 +60,7 @@ struct ClosestHitDescent {
     best: Option<LeafHit>,
     t_best: Real,
     slack: Real,
+    careful: CarefulLeaves,
     pending: usize,
 }
 
@@ -67,16 +70,26 @@ struct ClosestHitDescent {
 struct PendingLeaves {
     node: u32,
     lanes: u32,
+    /// Lanes whose box may hold an end of the range (`PreparedRay::ends`).
+    at_ends: u32,
 }
 
 impl PendingLeaves {
-    /// The pending leaves' ranges `(first, count)` of the leaf order; none
-    /// remain pending afterwards.
+    /// The pending leaves' ranges `(first, count)` of the leaf order, each
+    /// with whether its box may hold an end of the range; none remain
+    /// pending afterwards.
     #[inline(always)]
-    fn take<'n>(&mut self, nodes: &'n [WideNode<8>]) -> impl Iterator<Item = (u32, u32)> + 'n {
+    fn take<'n>(
+        &mut self,
+        nodes: &'n [WideNode<8>],
+    ) -> impl Iterator<Item = (u32, u32, bool)> + 'n {
         // The node was visited by the previous step, so it is in cache.
         let node = &nodes[self.node as usize];
-        set_bits(u64::from(std::mem::take(&mut self.lanes))).map(|lane| node.leaf_range(lane))
+        let at_ends = self.at_ends;
+        set_bits(u64::from(std::mem::take(&mut self.lanes))).map(move |lane| {
+            let (first, count) = node.leaf_range(lane);
+            (first, count, at_ends >> lane & 1 != 0)
+        })
     }
 }
 
@@ -129,6 +142,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                 query,
                 next: 0,
                 leaves: PendingLeaves::default(),
+                careful: CarefulLeaves::default(),
                 pending: 0,
             },
             |descent, stack| self.any_hit_step(nodes, descent, stack, &skip),
@@ -147,17 +161,20 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<Option<TriangleId>> {
         let ray = &descent.ray;
-        for (first, count) in descent.leaves.take(nodes) {
-            if let Some(triangle) = self.leaf_any_hit(ray, first, count, skip) {
+        for (first, count, careful) in descent.leaves.take(nodes) {
+            if careful {
+                descent.careful.push(first, count);
+            } else if let Some(triangle) = self.leaf_any_hit::<false>(ray, first, count, skip) {
                 return Some(Some(triangle));
             }
         }
         let index = descent.next;
         if index == NO_NODE {
-            return Some(None);
+            return Some(self.finish_any_hit(descent, skip));
         }
         let node = &nodes[index as usize];
-        let (_, entered) = node.ray_entries(&ray.boxes, ray.t_min, ray.t_max);
+        let spans = node.ray_entries(&ray.boxes, ray.t_min, ray.t_max, ray.ends);
+        let entered = spans.entered;
         let leaves = entered & node.leaf_lanes();
         let inner = entered & !leaves;
         // SAFETY: `pending` is the length this descent's stack over these
@@ -175,8 +192,24 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         descent.leaves = PendingLeaves {
             node: index,
             lanes: leaves,
+            at_ends: spans.at_ends & leaves,
         };
-        (descent.next == NO_NODE && leaves == 0).then_some(None)
+        (descent.next == NO_NODE && leaves == 0).then(|| self.finish_any_hit(descent, skip))
+    }
+
+    /// The answer of an any-hit descent that found nothing on its way:
+    /// the leaves it set aside decide.
+    #[inline(always)]
+    fn finish_any_hit(
+        &self,
+        descent: &AnyHitDescent,
+        skip: &impl Fn(TriangleId) -> bool,
+    ) -> Option<TriangleId> {
+        if descent.careful.is_empty() {
+            None
+        } else {
+            self.careful_any_hit(&descent.ray, &descent.careful, skip)
+        }
     }
 
     /// Closest hit for queries `0 .. count`, as [`MeshTree::any_hit_stream`].
@@ -201,6 +234,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                 query,
                 leaves: PendingLeaves::default(),
                 best: None,
+                careful: CarefulLeaves::default(),
                 pending: 0,
             },
             |descent, stack| {
@@ -222,8 +256,13 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         stack: &mut StackItems<(u32, Real)>,
     ) -> bool {
         let ray = &descent.ray;
-        for (first, count) in descent.leaves.take(nodes) {
-            self.leaf_closest_hit(ray, first, count, &mut descent.best, &mut descent.t_best);
+        for (first, count, careful) in descent.leaves.take(nodes) {
+            if careful {
+                descent.careful.push(first, count);
+            } else {
+                let (best, t_best) = (&mut descent.best, &mut descent.t_best);
+                self.leaf_closest_hit::<false>(ray, first, count, best, t_best);
+            }
         }
         let reach = descent.t_best + descent.slack;
         // SAFETY: `pending` is the length this descent's stack over these
@@ -237,17 +276,20 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             next = stack.pop();
         }
         let Some((index, _)) = next else {
+            self.finish_closest_hit(descent);
             return true;
         };
         let node = &nodes[index as usize];
         // SAFETY: `AVX = false` asks nothing of the CPU.
-        let (entries, entered) =
-            unsafe { node.ray_entries_in_registers::<false>(&ray.boxes, ray.t_min, reach) };
+        let spans = unsafe {
+            node.ray_entries_in_registers::<false>(&ray.boxes, ray.t_min, reach, ray.ends)
+        };
+        let (entries, entered) = (&spans.enter, spans.entered);
         let leaves = entered & node.leaf_lanes();
         let inner = entered & !leaves;
         self.prefetch_leaves(node, leaves);
         descent.next = if inner != 0 {
-            Some(nearest_inner(node, &entries, inner, &mut stack))
+            Some(nearest_inner(node, entries, inner, &mut stack))
         } else {
             stack.pop()
         };
@@ -258,8 +300,22 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         descent.leaves = PendingLeaves {
             node: index,
             lanes: leaves,
+            at_ends: spans.at_ends & leaves,
         };
-        descent.next.is_none() && leaves == 0
+        let over = descent.next.is_none() && leaves == 0;
+        if over {
+            self.finish_closest_hit(descent);
+        }
+        over
+    }
+
+    /// Folds the leaves a closest-hit descent set aside into its answer.
+    #[inline(always)]
+    fn finish_closest_hit(&self, descent: &mut ClosestHitDescent) {
+        if !descent.careful.is_empty() {
+            let (best, t_best) = (&mut descent.best, &mut descent.t_best);
+            self.careful_closest_hit(&descent.ray, &descent.careful, best, t_best);
+        }
     }
 
     /// Asks the cache for the triangles of the leaves in `lanes` of `node`.

@@ -12,7 +12,7 @@ use crate::bvh::{ArrayStack, TraversalStack, WideBvh, WideLayout, WideNode, stac
 use crate::math::Real;
 use crate::mesh::TriangleId;
 use crate::query::MeshTree;
-use crate::query::raycast::{LeafHit, PreparedRay, prune_slack};
+use crate::query::raycast::{CarefulLeaves, LeafHit, PreparedRay, prune_slack};
 
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     /// The any-hit kernel for a prepared ray, in AVX2 code when the CPU
@@ -79,10 +79,12 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     ) -> Option<TriangleId> {
         let nodes = wide.nodes();
         let (t_min, t_max) = (ray.t_min, ray.t_max);
+        let mut careful = CarefulLeaves::default();
         let mut index = 0u32;
         loop {
             let node = &nodes[index as usize];
-            let (_, entered) = node.ray_entries(&ray.boxes, t_min, t_max);
+            let spans = node.ray_entries(&ray.boxes, t_min, t_max, ray.ends);
+            let (entered, at_ends) = (spans.entered, spans.at_ends);
             let leaves = entered & node.leaf_lanes();
             let inner = entered & !leaves;
             // The highest entered inner lane is visited next, straight from
@@ -104,15 +106,25 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                 let lane = leaves.trailing_zeros() as usize;
                 leaves &= leaves - 1;
                 let (first, count) = node.leaf_range(lane);
-                if let Some(triangle) = self.leaf_any_hit(ray, first, count, skip) {
+                if at_ends >> lane & 1 != 0 {
+                    careful.push(first, count);
+                } else if let Some(triangle) = self.leaf_any_hit::<false>(ray, first, count, skip) {
                     return Some(triangle);
                 }
             }
             index = if inner != 0 {
                 node.inner_child(top)
             } else {
-                stack.pop()?
+                match stack.pop() {
+                    Some(next) => next,
+                    None => break,
+                }
             };
+        }
+        if careful.is_empty() {
+            None
+        } else {
+            self.careful_any_hit(ray, &careful, skip)
         }
     }
 
@@ -182,6 +194,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         let t_min = ray.t_min;
         let mut t_best = ray.t_max;
         let mut best: Option<LeafHit> = None;
+        let mut careful = CarefulLeaves::default();
         let slack = prune_slack(&ray.boxes, self.coordinate_scale());
         let mut current = (0u32, t_min);
         loop {
@@ -190,30 +203,40 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             if entry <= reach {
                 let node = &nodes[index as usize];
                 // SAFETY: passed on from the caller.
-                let (entries, entered) =
-                    unsafe { node.ray_entries_in_registers::<AVX>(&ray.boxes, t_min, reach) };
+                let spans = unsafe {
+                    node.ray_entries_in_registers::<AVX>(&ray.boxes, t_min, reach, ray.ends)
+                };
+                let (entries, entered) = (&spans.enter, spans.entered);
                 let leaves = entered & node.leaf_lanes();
                 let mut pending = leaves;
                 while pending != 0 {
                     let lane = pending.trailing_zeros() as usize;
                     pending &= pending - 1;
                     let (first, count) = node.leaf_range(lane);
-                    self.leaf_closest_hit(ray, first, count, &mut best, &mut t_best);
+                    if spans.at_ends >> lane & 1 != 0 {
+                        careful.push(first, count);
+                    } else {
+                        self.leaf_closest_hit::<false>(ray, first, count, &mut best, &mut t_best);
+                    }
                 }
                 let inner = entered & !leaves;
                 if PREFETCH {
                     self.prefetch_ahead(nodes, node, inner);
                 }
                 if inner != 0 {
-                    current = nearest_inner(node, &entries, inner, stack);
+                    current = nearest_inner(node, entries, inner, stack);
                     continue;
                 }
             }
             match stack.pop() {
                 Some(next) => current = next,
-                None => return best,
+                None => break,
             }
         }
+        if !careful.is_empty() {
+            self.careful_closest_hit(ray, &careful, &mut best, &mut t_best);
+        }
+        best
     }
 }
 
@@ -424,7 +447,7 @@ mod tests {
                 let prepared = PreparedRay::new(&Ray::new(a, b - a), 0.0, 1.0).unwrap();
                 let (mut best, mut t_best) = (None, 1.0);
                 let all = tree.mesh().len() as u32;
-                tree.leaf_closest_hit(&prepared, 0, all, &mut best, &mut t_best);
+                tree.leaf_closest_hit::<true>(&prepared, 0, all, &mut best, &mut t_best);
                 let expected = key(best);
                 hits += usize::from(expected.is_some());
                 axis_parallel_hits += usize::from(i % 10 == 0 && expected.is_some());
