@@ -21,12 +21,14 @@ pub type Rotation = nalgebra::UnitQuaternion<Real>;
 
 /// True when every component of the point is finite (neither NaN nor ±inf).
 #[must_use]
+#[inline]
 pub fn is_finite_point(p: &Point) -> bool {
     p.coords.iter().all(|c| c.is_finite())
 }
 
 /// True when every component of the vector is finite (neither NaN nor ±inf).
 #[must_use]
+#[inline]
 pub fn is_finite_vector(v: &Vector) -> bool {
     v.iter().all(|c| c.is_finite())
 }

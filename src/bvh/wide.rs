@@ -163,6 +163,12 @@ impl<const W: usize> WideNode<W> {
     ///
     /// A plain loop over the lanes, which the compiler vectorises; kernels
     /// that read the entries back use an intrinsics form of the same test.
+    ///
+    /// `at_ends` compares the exits clamped by `t_max`, which is exact when
+    /// `t_max` is the query's own end (any-hit). A closest-hit descent
+    /// clamps by its current reach instead and takes
+    /// [`WideNode::ray_entries_in_registers`], which keeps unclamped exits
+    /// in a second chain.
     #[inline(always)]
     pub fn ray_entries(
         &self,
@@ -171,9 +177,23 @@ impl<const W: usize> WideNode<W> {
         t_max: Real,
         ends: [Real; 2],
     ) -> SlabSpans<W> {
+        self.ray_entries_plain::<false>(ray, t_min, t_max, ends)
+    }
+
+    /// [`WideNode::ray_entries`], with `UNCLAMPED` a second chain of exits
+    /// not clamped by `t_max` for `at_ends` (a separate chain, so the
+    /// entered test's latency does not grow by a clamp).
+    #[inline(always)]
+    fn ray_entries_plain<const UNCLAMPED: bool>(
+        &self,
+        ray: &TraversalRay,
+        t_min: Real,
+        t_max: Real,
+        ends: [Real; 2],
+    ) -> SlabSpans<W> {
         let mut enter = [t_min; W];
-        // Unclamped exits, for `at_ends`; the entered test clamps them.
-        let mut exit = [Real::INFINITY; W];
+        let mut exit = [t_max; W];
+        let mut reach = [Real::INFINITY; W];
         for axis in 0..3 {
             let near_side = usize::from(ray.negative[axis]);
             let near = &self.bounds[near_side][axis];
@@ -192,17 +212,20 @@ impl<const W: usize> WideNode<W> {
                 } else {
                     exit[lane]
                 };
+                if UNCLAMPED {
+                    reach[lane] = if t_far < reach[lane] {
+                        t_far
+                    } else {
+                        reach[lane]
+                    };
+                }
             }
         }
         let (mut entered, mut at_ends) = (0, 0);
         for lane in 0..W {
-            let clamped = if exit[lane] < t_max {
-                exit[lane]
-            } else {
-                t_max
-            };
-            entered |= u32::from(enter[lane] <= clamped * EXIT_PADDING) << lane;
-            at_ends |= u32::from((enter[lane] <= ends[0]) | (exit[lane] >= ends[1])) << lane;
+            entered |= u32::from(enter[lane] <= exit[lane] * EXIT_PADDING) << lane;
+            let exit_for_ends = if UNCLAMPED { reach[lane] } else { exit[lane] };
+            at_ends |= u32::from((enter[lane] <= ends[0]) | (exit_for_ends >= ends[1])) << lane;
         }
         SlabSpans {
             enter,
@@ -246,7 +269,7 @@ impl<const W: usize> WideNode<W> {
             }
             return spans;
         }
-        self.ray_entries(ray, t_min, t_max, ends)
+        self.ray_entries_plain::<true>(ray, t_min, t_max, ends)
     }
 
     /// The four lanes from `first` on, in SSE registers. `max(a, b)` is
@@ -274,7 +297,8 @@ impl<const W: usize> WideNode<W> {
         // multiple of four). The store writes the local array of four.
         unsafe {
             let mut enter = _mm_set1_ps(t_min);
-            let mut exit = _mm_set1_ps(Real::INFINITY);
+            let mut exit = _mm_set1_ps(t_max);
+            let mut reach = _mm_set1_ps(Real::INFINITY);
             for axis in 0..3 {
                 let near_side = usize::from(ray.negative[axis]);
                 let near = _mm_load_ps(self.bounds[near_side][axis][first..].as_ptr());
@@ -282,13 +306,14 @@ impl<const W: usize> WideNode<W> {
                 let o = _mm_set1_ps(ray.origin[axis]);
                 let inv = _mm_set1_ps(ray.inverse_direction[axis]);
                 enter = _mm_max_ps(_mm_mul_ps(_mm_sub_ps(near, o), inv), enter);
-                exit = _mm_min_ps(_mm_mul_ps(_mm_sub_ps(far, o), inv), exit);
+                let t_far = _mm_mul_ps(_mm_sub_ps(far, o), inv);
+                exit = _mm_min_ps(t_far, exit);
+                reach = _mm_min_ps(t_far, reach);
             }
-            let clamped = _mm_min_ps(exit, _mm_set1_ps(t_max));
-            let padded = _mm_mul_ps(clamped, _mm_set1_ps(EXIT_PADDING));
+            let padded = _mm_mul_ps(exit, _mm_set1_ps(EXIT_PADDING));
             let at_ends = _mm_or_ps(
                 _mm_cmple_ps(enter, _mm_set1_ps(ends[0])),
-                _mm_cmpge_ps(exit, _mm_set1_ps(ends[1])),
+                _mm_cmpge_ps(reach, _mm_set1_ps(ends[1])),
             );
             _mm_storeu_ps(entries.as_mut_ptr(), enter);
             (
@@ -319,7 +344,8 @@ impl<const W: usize> WideNode<W> {
         assert!(W == 8);
         let mut entries = [0.0; W];
         let mut enter = _mm256_set1_ps(t_min);
-        let mut exit = _mm256_set1_ps(Real::INFINITY);
+        let mut exit = _mm256_set1_ps(t_max);
+        let mut reach = _mm256_set1_ps(Real::INFINITY);
         for axis in 0..3 {
             let near_side = usize::from(ray.negative[axis]);
             // SAFETY: each row holds eight floats (asserted above) and
@@ -333,14 +359,15 @@ impl<const W: usize> WideNode<W> {
             let o = _mm256_set1_ps(ray.origin[axis]);
             let inv = _mm256_set1_ps(ray.inverse_direction[axis]);
             enter = _mm256_max_ps(_mm256_mul_ps(_mm256_sub_ps(near, o), inv), enter);
-            exit = _mm256_min_ps(_mm256_mul_ps(_mm256_sub_ps(far, o), inv), exit);
+            let t_far = _mm256_mul_ps(_mm256_sub_ps(far, o), inv);
+            exit = _mm256_min_ps(t_far, exit);
+            reach = _mm256_min_ps(t_far, reach);
         }
-        let clamped = _mm256_min_ps(exit, _mm256_set1_ps(t_max));
-        let padded = _mm256_mul_ps(clamped, _mm256_set1_ps(EXIT_PADDING));
+        let padded = _mm256_mul_ps(exit, _mm256_set1_ps(EXIT_PADDING));
         let entered = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(enter, padded)) as u32;
         let at_ends = _mm256_or_ps(
             _mm256_cmp_ps::<_CMP_LE_OQ>(enter, _mm256_set1_ps(ends[0])),
-            _mm256_cmp_ps::<_CMP_GE_OQ>(exit, _mm256_set1_ps(ends[1])),
+            _mm256_cmp_ps::<_CMP_GE_OQ>(reach, _mm256_set1_ps(ends[1])),
         );
         // SAFETY: writes eight floats into the local array of eight.
         unsafe { _mm256_storeu_ps(entries.as_mut_ptr(), enter) };

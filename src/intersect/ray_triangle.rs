@@ -262,17 +262,21 @@ impl WatertightRay {
         }
         let negative = (wa < 0.0) | (wb < 0.0) | (wc < 0.0);
         let positive = (wa > 0.0) | (wb > 0.0) | (wc > 0.0);
+        let outside = match self.culling {
+            FaceCulling::Off => negative & positive,
+            FaceCulling::Back => negative,
+            FaceCulling::Front => positive,
+        };
         // det > 0 when the ray arrives against the normal (the permutation
         // and shear preserve orientation); 0 for edge-on triangles.
         let det = wa + wb + wc;
-        if (negative & positive) | (det == 0.0) {
+        if CAREFUL && ((negative & positive) | (det == 0.0)) {
             // The line misses the closed triangle, or lies in its plane, as
             // far as this rounding can tell. An end of the range lying
             // exactly on the triangle's boundary may still touch it (the
             // line then passes within rounding of an edge); only triangles
             // whose depths reach such an end are looked at again.
-            if CAREFUL
-                && self.may_touch_an_end(&frame(&self.row_z), t_min, t_max)
+            if self.may_touch_an_end(&frame(&self.row_z), t_min, t_max)
                 && self.box_may_hold_end(tri, t_min, t_max)
             {
                 let near = self.edge_rounding_bound(&px, &py, &pz, &x, &y);
@@ -284,12 +288,7 @@ impl WatertightRay {
             }
             return None;
         }
-        let culled = match self.culling {
-            FaceCulling::Off => false,
-            FaceCulling::Back => negative,
-            FaceCulling::Front => positive,
-        };
-        if culled {
+        if outside || det == 0.0 {
             return None;
         }
         let z = frame(&self.row_z);
