@@ -28,7 +28,7 @@ pub use volume::{BoundingVolume, ObbFit};
 pub use wide::{SlabSpans, WideBvh, WideChild, WideLayout, WideNode};
 
 use crate::bounding_volume::{Aabb, Kdop18, PackedObb, Sphere};
-use crate::mesh::TriangleId;
+use crate::shape::TriangleId;
 
 /// The positions of the set bits of `mask`, lowest first (bin sets in the
 /// builder, entered lanes of a wide node).

@@ -7,15 +7,15 @@
 //! and only regrow their extents, which keeps refit O(n).
 
 use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind};
-use crate::mesh::{TriMesh, TriangleId};
-use crate::shape::Triangle;
+use crate::shape::{Triangle, TriangleId, TriangleSoup};
 
 impl<V: BoundingVolume> Bvh<V> {
     /// Recomputes every volume for the mesh's current vertices.
     ///
     /// The mesh must have the same triangles the tree was built over (same
     /// count and indices; only vertex positions may differ).
-    pub fn refit(&mut self, mesh: &TriMesh) {
+    pub fn refit<'a>(&mut self, mesh: impl Into<TriangleSoup<'a>>) {
+        let mesh = mesh.into();
         assert_eq!(
             mesh.len(),
             self.order.len(),

@@ -1,7 +1,7 @@
 //! The one traversal engine: an iterative descent with a small fixed stack.
 
 use crate::bvh::{ArrayStack, BoundingVolume, Bvh, NodeId, NodeKind, TraversalStack, stack_items};
-use crate::mesh::TriangleId;
+use crate::shape::TriangleId;
 
 /// What a leaf callback tells the traversal to do next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

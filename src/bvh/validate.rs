@@ -2,7 +2,7 @@
 
 use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind};
 use crate::math::Real;
-use crate::mesh::{TriMesh, TriangleId};
+use crate::shape::{TriangleId, TriangleSoup};
 
 /// The first thing found wrong with a tree.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,7 +71,8 @@ impl<V: BoundingVolume> Bvh<V> {
     /// exactly once, and every node's volume contains every vertex of every
     /// triangle below it (within a rounding tolerance of `1e-5` of the mesh
     /// size). O(n · depth).
-    pub fn validate(&self, mesh: &TriMesh) -> Result<(), ValidationError> {
+    pub fn validate<'a>(&self, mesh: impl Into<TriangleSoup<'a>>) -> Result<(), ValidationError> {
+        let mesh = mesh.into();
         if self.nodes.is_empty() || self.order.len() != mesh.len() {
             return Err(ValidationError::WrongSize {
                 mesh: mesh.len(),

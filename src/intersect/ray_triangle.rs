@@ -24,7 +24,7 @@
 use crate::exact;
 use crate::intersect::triangle_triangle::is_degenerate;
 use crate::math::{Point, Real, Vector, id_from_lanes, id_to_lanes, is_finite_point, nalgebra};
-use crate::mesh::TriangleId;
+use crate::shape::TriangleId;
 use crate::shape::{Ray, Segment, Triangle};
 
 /// Which sides of a triangle a ray may hit. The front face is the side the

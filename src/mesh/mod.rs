@@ -2,6 +2,7 @@
 //! construction so that every later query can trust them.
 
 mod error;
+mod lex;
 mod load;
 mod obj;
 mod ply;
@@ -13,19 +14,8 @@ pub use load::MeshFormat;
 
 use crate::bounding_volume::Aabb;
 use crate::math::{Point, Real};
-use crate::shape::Triangle;
-
-/// Index of a triangle in its mesh (the order the caller gave).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TriangleId(pub u32);
-
-impl TriangleId {
-    /// The index as `usize`.
-    #[must_use]
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
+pub use crate::shape::TriangleId;
+use crate::shape::{Triangle, TriangleSoup};
 
 /// A validated triangle soup: finite vertices, in-range indices, at least one triangle.
 ///
@@ -94,6 +84,12 @@ impl TriMesh {
     /// Validates copies of the caller's buffers (which stay untouched).
     pub fn from_slices(vertices: &[Point], indices: &[[u32; 3]]) -> Result<TriMesh, MeshError> {
         TriMesh::new(vertices.to_vec(), indices.to_vec())
+    }
+
+    /// The mesh as the borrowed soup that trees are built over.
+    #[must_use]
+    pub fn soup(&self) -> TriangleSoup<'_> {
+        TriangleSoup::new_unchecked(&self.vertices, &self.indices)
     }
 
     /// The vertex positions.
@@ -203,5 +199,11 @@ fn check_finite(vertices: &[Point]) -> Result<(), MeshError> {
             position: [vertices[vertex].x, vertices[vertex].y, vertices[vertex].z],
         }),
         None => Ok(()),
+    }
+}
+
+impl<'a> From<&'a TriMesh> for TriangleSoup<'a> {
+    fn from(mesh: &'a TriMesh) -> Self {
+        mesh.soup()
     }
 }

@@ -29,7 +29,7 @@
 
 use std::path::Path;
 
-use super::load::{file_error, finish, parse_coordinate, parse_f32, parse_i64, quoted};
+use super::lex::{file_error, finish, parse_coordinate, parse_f32, parse_i64, quoted};
 use super::{MeshError, TriMesh};
 use crate::math::Point;
 

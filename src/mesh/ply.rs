@@ -19,7 +19,7 @@
 
 use std::path::Path;
 
-use super::load::{Tokens, file_error, finish, parse_f32, parse_f64, parse_i64, quoted};
+use super::lex::{Tokens, file_error, finish, parse_f32, parse_f64, parse_i64, quoted};
 use super::{MeshError, TriMesh};
 use crate::math::Point;
 

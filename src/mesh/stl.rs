@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::load::{Token, Tokens, file_error, finish, parse_coordinate, parse_f32, quoted};
+use super::lex::{Token, Tokens, file_error, finish, parse_coordinate, parse_f32, quoted};
 use super::{MeshError, TriMesh};
 use crate::math::Point;
 

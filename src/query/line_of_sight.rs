@@ -8,10 +8,10 @@
 
 use crate::bvh::BoundingVolume;
 use crate::math::{Point, Real};
-use crate::mesh::TriangleId;
 use crate::query::batch::fill_batch;
 use crate::query::raycast::PreparedRay;
 use crate::query::{MeshTree, RayHit};
+use crate::shape::TriangleId;
 use crate::shape::{Ray, Segment};
 
 /// What may be ignored when deciding whether a segment is blocked.

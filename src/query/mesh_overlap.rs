@@ -58,9 +58,10 @@ use crate::bvh::{
 };
 use crate::intersect::{boxes_overlap, triangles_overlap};
 use crate::math::{Isometry, Matrix, Point, Real, Vector};
-use crate::mesh::{TriMesh, TriangleId};
+use crate::mesh::TriMesh;
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::Triangle;
+use crate::shape::TriangleId;
 
 /// Two triangles that touch: `a` of the first mesh, `b` of the second.
 /// Ordered by `a`, then `b`.

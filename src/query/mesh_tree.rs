@@ -5,8 +5,9 @@ use crate::intersect::TriangleLanes;
 use crate::intersect::triangle_triangle::is_degenerate;
 use crate::math::{Isometry, Point, Real};
 use crate::memory::collect_on_huge_pages;
-use crate::mesh::{MeshError, TriMesh, TriangleId};
+use crate::mesh::{MeshError, TriMesh};
 use crate::shape::Triangle;
+use crate::shape::TriangleId;
 
 /// A triangle mesh and a bounding-volume hierarchy over it.
 ///

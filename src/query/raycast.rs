@@ -18,8 +18,8 @@ use crate::bvh::{
 };
 use crate::intersect::{TriangleHit, WatertightRay, end_thresholds};
 use crate::math::{Point, Real, Vector, is_finite_point};
-use crate::mesh::TriangleId;
 use crate::query::{MeshTree, PlacedMesh};
+use crate::shape::TriangleId;
 use crate::shape::{Ray, Segment};
 
 /// Where a ray or segment hits a mesh.

@@ -22,10 +22,10 @@ use crate::bvh::{
     ArrayStack, StackItems, TraversalStack, WideLayout, WideNode, set_bits, stack_items,
 };
 use crate::math::Real;
-use crate::mesh::TriangleId;
 use crate::query::raycast::{CarefulLeaves, LeafHit, PreparedRay, prune_slack};
 use crate::query::raycast_wide::{nearest_inner, prefetch_lines, prefetch_node};
 use crate::query::{MeshTree, RayHit};
+use crate::shape::TriangleId;
 
 /// Descents interleaved at once: enough that the other descents' steps
 /// cover a miss to memory before a prefetched line is needed. Measured on

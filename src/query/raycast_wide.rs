@@ -10,9 +10,9 @@
 
 use crate::bvh::{ArrayStack, TraversalStack, WideBvh, WideLayout, WideNode, stack_items};
 use crate::math::Real;
-use crate::mesh::TriangleId;
 use crate::query::MeshTree;
 use crate::query::raycast::{CarefulLeaves, LeafHit, PreparedRay, prune_slack};
+use crate::shape::TriangleId;
 
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     /// The any-hit kernel for a prepared ray, in AVX2 code when the CPU

@@ -25,9 +25,9 @@ use crate::intersect::{
     boxes_overlap, triangle_overlaps_aabb, triangle_overlaps_obb, triangle_overlaps_sphere,
 };
 use crate::math::{Isometry, Matrix, Real, Vector, is_finite_point, is_finite_vector};
-use crate::mesh::TriangleId;
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::Triangle;
+use crate::shape::TriangleId;
 
 /// A region of space to find triangles in.
 #[derive(Clone, Copy, Debug, PartialEq)]
