@@ -87,9 +87,9 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
         "raycast {name}: AABB MeshTree {:.0} bytes/triangle beside the mesh (binary tree {:.0}, 8-wide layout {:.0}, leaf triangles {:.0})",
         per_triangle(aabb.bytes()),
         per_triangle(aabb.bvh().stats().bytes),
-        per_triangle(aabb.wide().map_or(0, |w| w.bytes())),
+        per_triangle(aabb.wide_layout_bytes()),
         per_triangle(
-            aabb.bytes() - aabb.bvh().stats().bytes - aabb.wide().map_or(0, |w| w.bytes())
+            aabb.bytes() - aabb.bvh().stats().bytes - aabb.wide_layout_bytes()
         ),
     );
 

@@ -509,64 +509,6 @@ fn trees_are_send_and_sync() {
     assert_send_sync::<KdopTree>();
 }
 
-#[test]
-fn wide_layout_keeps_every_triangle_once_and_links_each_inner_childs_leaves() {
-    use boxtree::bvh::WideBvh;
-    for mesh in [
-        TriMesh::terrain(40, 10.0, 2.0, 3),
-        TriMesh::random_soup(3000, 4.0, 0.5, 9),
-        TriMesh::icosphere(Point::origin(), 1.0, 0),
-    ] {
-        let tree = boxtree::MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
-        let eight = tree.wide().expect("AABB trees keep an 8-wide layout");
-        check_wide_layout(eight, mesh.len());
-        check_wide_layout(&WideBvh::<4>::from_binary(tree.bvh()), mesh.len());
-    }
-}
-
-fn check_wide_layout<const W: usize>(wide: &boxtree::bvh::WideBvh<W>, triangles: usize) {
-    use boxtree::bvh::WideChild;
-    let nodes = wide.nodes();
-    let mut covered = vec![0u32; triangles];
-    let mut named = 0;
-    for node in nodes {
-        for lane in 0..W {
-            match node.child(lane) {
-                WideChild::Leaf { first, count } => {
-                    for k in first..first + count {
-                        covered[k as usize] += 1;
-                    }
-                }
-                WideChild::Node(c) => {
-                    let has_inner =
-                        (0..W).any(|l| matches!(nodes[c as usize].child(l), WideChild::Node(_)));
-                    // A child of leaves only may name their triangles as one range.
-                    let (first, count) = node.grandchild_triangles(lane);
-                    if has_inner || count == 0 {
-                        assert_eq!((first, count), (0, 0));
-                        continue;
-                    }
-                    let mut positions: Vec<u32> = (0..W)
-                        .filter_map(|l| match nodes[c as usize].child(l) {
-                            WideChild::Leaf { first, count } => Some(first..first + count),
-                            _ => None,
-                        })
-                        .flatten()
-                        .collect();
-                    positions.sort_unstable();
-                    assert_eq!(positions, (first..first + count).collect::<Vec<_>>());
-                    named += 1;
-                }
-                WideChild::Empty => {}
-            }
-        }
-    }
-    assert!(covered.iter().all(|&c| c == 1));
-    assert!(
-        nodes.len() == 1 || named > 0,
-        "no child names its leaves' triangles"
-    );
-}
 
 #[test]
 fn validation_errors_are_errors_naming_their_node_and_triangle() {

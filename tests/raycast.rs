@@ -157,7 +157,7 @@ fn trees_larger_than_the_caches_take_the_prefetching_kernels_and_agree() {
         3,
     ));
     let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
-    assert!(tree.wide().is_some_and(|w| w.outgrows_cache()));
+    assert!(tree.batches_interleave());
     let triangles: Vec<Triangle> = mesh.triangles().collect();
     let segments = random_segments(&mesh, segment_count() / 25, 0x1A7);
     let mut blocked = 0;
@@ -484,8 +484,7 @@ fn batches_interleaved_on_one_thread_answer_exactly_as_one_query_at_a_time() {
     batches_match_single_queries(&packed, &bunny);
     for (mesh, interleaves) in [(large, true), (bunny, false)] {
         let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
-        let wide = tree.wide().expect("AABB trees keep a wide layout");
-        assert_eq!(wide.outgrows_cache(), interleaves);
+        assert_eq!(tree.batches_interleave(), interleaves);
         batches_match_single_queries(&tree, &mesh);
     }
 }
@@ -605,14 +604,14 @@ fn mesh_tree_bytes_count_the_tree_the_wide_layout_and_the_leaf_triangles() {
     let per_triangle = 48;
     let n = mesh.len();
     let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
-    let wide = aabb.wide().expect("AABB trees keep a wide layout").bytes();
+    let wide = aabb.wide_layout_bytes();
     assert!(wide > 0);
     assert_eq!(
         aabb.bytes(),
         aabb.bvh().stats().bytes + wide + n * per_triangle
     );
     let obb = MeshTree::<Obb>::build(mesh, &BuildOptions::gottschalk());
-    assert!(obb.wide().is_none());
+    assert_eq!(obb.wide_layout_bytes(), 0);
     assert_eq!(obb.bytes(), obb.bvh().stats().bytes + n * per_triangle);
 }
 

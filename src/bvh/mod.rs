@@ -20,12 +20,12 @@ mod wide;
 pub use node::{Node, NodeId, NodeKind};
 pub use options::{BuildOptions, SplitRule};
 pub use ray::TraversalRay;
-pub use stack::{ARRAY_STACK_DEPTH, ArrayStack, StackItems, TraversalStack, stack_items};
+pub(crate) use stack::{ARRAY_STACK_DEPTH, ArrayStack, StackItems, TraversalStack, stack_items};
 pub use stats::TreeStats;
 pub use traverse::Visit;
 pub use validate::ValidationError;
 pub use volume::{BoundingVolume, ObbFit};
-pub use wide::{SlabSpans, WideBvh, WideChild, WideLayout, WideNode};
+pub(crate) use wide::{WideBvh, WideLayout, WideNode};
 
 use crate::bounding_volume::{Aabb, Kdop18, PackedObb, Sphere};
 use crate::shape::TriangleId;
@@ -91,7 +91,7 @@ impl<V: BoundingVolume> Bvh<V> {
 
     /// Triangle ids in leaf order.
     #[must_use]
-    pub fn leaf_order(&self) -> &[u32] {
+    pub(crate) fn leaf_order(&self) -> &[u32] {
         &self.order
     }
 
@@ -112,7 +112,7 @@ impl<V: BoundingVolume> Bvh<V> {
     /// True when a fixed [`ArrayStack`] is deep enough for depth-first traversal.
     #[must_use]
     #[inline(always)]
-    pub fn fits_array_stack(&self) -> bool {
+    pub(crate) fn fits_array_stack(&self) -> bool {
         (self.depth as usize) < ARRAY_STACK_DEPTH
     }
 

@@ -77,13 +77,6 @@ impl<'a, T: Copy> ArrayStack<'a, T> {
     pub fn len(&self) -> usize {
         self.len
     }
-
-    /// True when no entry is pending.
-    #[must_use]
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 }
 
 impl<T: Copy> TraversalStack<T> for ArrayStack<'_, T> {

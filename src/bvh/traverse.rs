@@ -47,7 +47,7 @@ impl<V: BoundingVolume> Bvh<V> {
     /// and keeping the right one on `stack`. `leaf` receives each entered
     /// leaf's range of the leaf order. Returns `true` when `leaf` stopped it.
     #[inline(always)]
-    pub fn descend(
+    pub(crate) fn descend(
         &self,
         stack: &mut impl TraversalStack<NodeId>,
         mut enter: impl FnMut(&V) -> bool,

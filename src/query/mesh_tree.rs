@@ -61,8 +61,25 @@ impl<V: BoundingVolume> MeshTree<V> {
 
     /// The wide raycast layout, when the volume type has one.
     #[must_use]
-    pub fn wide(&self) -> Option<&WideLayout> {
+    pub(crate) fn wide(&self) -> Option<&WideLayout> {
         self.wide.as_ref()
+    }
+
+    /// Bytes of the 8-wide raycast layout that AABB trees keep beside the
+    /// binary tree (0 for other volume types), included in
+    /// [`MeshTree::bytes`].
+    #[must_use]
+    pub fn wide_layout_bytes(&self) -> usize {
+        self.wide.as_ref().map_or(0, WideLayout::bytes)
+    }
+
+    /// True when batch queries interleave several descents on one thread
+    /// to overlap their memory latency: trees with a wide layout larger
+    /// than a core's private caches. Smaller trees answer one query at a
+    /// time (parking descents would only cost there).
+    #[must_use]
+    pub fn batches_interleave(&self) -> bool {
+        crate::query::raycast_stream::interleavable(self.wide()).is_some()
     }
 
     /// The triangle at position `k` of the leaf order, with its id.

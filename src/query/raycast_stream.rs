@@ -98,7 +98,7 @@ impl PendingLeaves {
 /// descent waits on memory and parking only costs: bunny closest hit 268
 /// against 221 ns; bunny any-hit 155–163 against 147–148 ns in criterion
 /// runs once single queries descend straight into their next child.
-fn interleavable(wide: Option<&WideLayout>) -> Option<&WideLayout> {
+pub(super) fn interleavable(wide: Option<&WideLayout>) -> Option<&WideLayout> {
     wide.filter(|w| w.fits_array_stack() && w.outgrows_cache())
 }
 
