@@ -716,3 +716,16 @@ proptest! {
         check_against_brute_force(&obb, &triangles, &segments)?;
     }
 }
+
+#[test]
+fn each_tree_type_builds_with_its_own_preset() {
+    let mesh = data_mesh("bunny.obj");
+    let aabb = MeshTree::<Aabb>::new(mesh.clone());
+    let sah = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
+    assert_eq!(aabb.bvh().nodes().len(), sah.bvh().nodes().len());
+    let packed = MeshTree::<PackedObb>::new(mesh.clone());
+    let gottschalk = MeshTree::<PackedObb>::build(mesh, &BuildOptions::gottschalk());
+    assert_eq!(packed.bvh().nodes().len(), gottschalk.bvh().nodes().len());
+    // One triangle per leaf: Gottschalk's preset, not SAH's leaves of up to four.
+    assert_eq!(packed.bvh().nodes().len(), 2 * packed.mesh().len() - 1);
+}

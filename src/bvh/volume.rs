@@ -7,7 +7,7 @@
 //! (Gottschalk 1996 splits along the longest axis of the node's own box).
 
 use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, PackedObb, Sphere};
-use crate::bvh::TraversalRay;
+use crate::bvh::{BuildOptions, TraversalRay};
 use crate::bvh::ray::EXIT_PADDING;
 use crate::fit::{
     CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, packed_obb_with_axes,
@@ -29,6 +29,14 @@ pub enum ObbFit {
 
 /// A bounding volume a [`crate::bvh::Bvh`] can be built from.
 pub trait BoundingVolume: Copy + std::fmt::Debug + Send + Sync + 'static {
+    /// The build preset that suits this volume: binned SAH for volumes
+    /// aligned with the axes (AABB, sphere, k-DOP), Gottschalk's split for
+    /// oriented boxes. What [`crate::MeshTree::new`] builds with, so that a
+    /// tree type and its preset cannot be mismatched by accident.
+    fn default_build() -> BuildOptions {
+        BuildOptions::sah()
+    }
+
     /// A volume containing every vertex of `triangles` (non-empty).
     /// Zero-area triangles are contained but must not orient the volume.
     fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self;
@@ -170,6 +178,10 @@ impl BoundingVolume for Aabb {
 }
 
 impl BoundingVolume for Obb {
+    fn default_build() -> BuildOptions {
+        BuildOptions::gottschalk()
+    }
+
     fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self {
         let vertices: Vec<Point> = vertices_of(triangles).collect();
         let fitted = match obb_fit {
@@ -240,6 +252,10 @@ impl BoundingVolume for Obb {
 /// (see [`PackedObb`]). Every node is fitted in its decoded frame; queries
 /// unpack a node's box when they visit it.
 impl BoundingVolume for PackedObb {
+    fn default_build() -> BuildOptions {
+        BuildOptions::gottschalk()
+    }
+
     fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self {
         let vertices: Vec<Point> = vertices_of(triangles).collect();
         // The same frames as an `Obb` node, each fitted once, directly in

@@ -32,7 +32,15 @@ pub struct MeshTree<V> {
 }
 
 impl<V: BoundingVolume> MeshTree<V> {
-    /// Builds the tree over `mesh`.
+    /// Builds the tree over `mesh` with the volume's own preset
+    /// ([`BoundingVolume::default_build`]): binned SAH for `MeshTree<Aabb>`,
+    /// Gottschalk's split for `MeshTree<Obb>` and `MeshTree<PackedObb>`.
+    #[must_use]
+    pub fn new(mesh: TriMesh) -> Self {
+        Self::build(mesh, &V::default_build())
+    }
+
+    /// Builds the tree over `mesh` with explicit options.
     #[must_use]
     pub fn build(mesh: TriMesh, options: &BuildOptions) -> Self {
         let bvh = Bvh::build(&mesh, options);
