@@ -23,9 +23,8 @@ const HUGE_PAGE: usize = 2 << 20;
 /// later leaves the collapse to a background thread that may take minutes).
 ///
 /// Used for arrays that queries read at random: the wide nodes and the
-/// leaf-order triangles. 1.7M-triangle terrain, one query at a time,
-/// alternating runs: any-hit 452–468 → 379–396 ns, closest hit 484–500 →
-/// 400–423 ns. Arrays under two huge pages get no advice.
+/// leaf-order triangles, where huge pages spare large trees most of their
+/// TLB misses. Arrays under two huge pages get no advice.
 #[must_use]
 pub(crate) fn collect_on_huge_pages<T>(len: usize, items: impl IntoIterator<Item = T>) -> Vec<T> {
     let mut out: Vec<T> = Vec::with_capacity(len);

@@ -44,7 +44,7 @@ pub const fn stack_items<T: Copy>() -> StackItems<T> {
 /// The array is borrowed from the caller so that the stack itself is just
 /// a pointer and a length: kernels then keep the length in a register (with
 /// the array inside the struct it stayed in memory, and every push and pop
-/// waited on a store to it; bunny any-hit 204 -> 200 ns).
+/// waited on a store to it).
 pub struct ArrayStack<'a, T> {
     /// Entries below `len` are initialised: every push writes its slot
     /// before `len` moves past it.

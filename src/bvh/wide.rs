@@ -75,13 +75,10 @@ pub struct WideBvh<const W: usize> {
 /// The wide layout AABB trees keep for raycasts: eight lanes.
 ///
 /// Eight lanes halve the levels a descent visits again, and on AVX2 one
-/// 8-lane instruction does what one 4-lane SSE instruction did. Scratch
-/// runs (CPU time), 8-wide against 4-wide: bunny any-hit 144–148 → 124–127
-/// ns and closest hit 213–217 → 202–204 ns; the 1.7M-triangle terrain
-/// any-hit 402–430 → 355–386 ns and closest hit 426–462 → 419–423 ns. In
-/// SSE code (no AVX2) the two widths measured within noise of each other
-/// on both meshes. The width stays a parameter of [`WideBvh`] so the
-/// tests can check the 4-wide form against the same brute force.
+/// 8-lane instruction does what one 4-lane SSE instruction did (in SSE
+/// code the two widths are even). The width stays a parameter of
+/// [`WideBvh`] so the tests can check the 4-wide form against the same
+/// brute force.
 pub type WideLayout = WideBvh<8>;
 
 impl<const W: usize> WideNode<W> {
@@ -236,8 +233,8 @@ impl<const W: usize> WideNode<W> {
 
     /// [`WideNode::ray_entries`] written with vector intrinsics on x86-64:
     /// for eight lanes the compiler split the plain loop into scattered
-    /// pairs of lanes wherever the entries were read back (bunny closest
-    /// hit 212 → 250 ns), so the closest-hit kernel uses this. `AVX` takes
+    /// pairs of lanes wherever the entries were read back, so the
+    /// closest-hit kernel uses this. `AVX` takes
     /// one 8-lane instruction per step instead of two 4-lane ones.
     ///
     /// # Safety
@@ -400,9 +397,8 @@ impl<const W: usize> WideBvh<W> {
     /// Collapses a binary AABB tree into `W`-wide nodes, choosing which
     /// binary nodes to open by the least expected ray cost (the private
     /// `Collapse`) rather than by always opening the largest child (Wald
-    /// 2008), which this replaced: bunny any-hit 147–150 → 143–147 ns,
-    /// closest hit 216–222 → 210–211 ns in alternating runs, the 1.7M
-    /// terrain unchanged within noise, and 20% fewer wide nodes.
+    /// 2008), which this replaced: slightly faster raycasts and 20% fewer
+    /// wide nodes.
     #[must_use]
     pub fn from_binary(bvh: &Bvh<Aabb>) -> WideBvh<W> {
         let mut nodes = vec![WideNode::UNUSED];

@@ -392,12 +392,9 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
 /// volumes (flat nodes have none) go by the larger box half-diagonal, PQP's
 /// rule (Larsen et al. 1999); remaining ties and NaN split A.
 ///
-/// Measured (`benches/overlap.rs`, OBB trees, boolean queries, volume
-/// tests per query): FCL's env vs rob 46 with this rule against 71 with the
-/// half-diagonal rule alone (1.85 against 3.4 µs); a ball on a flat plate 47
-/// against 97; a ball on terrain and bunny vs bunny equal (124, 100).
 /// Splitting the bulkier node first separates thin walls and plates from
-/// small pieces early instead of pairing them with one large box.
+/// small pieces early instead of pairing them with one large box (half the
+/// volume tests of the half-diagonal rule alone on FCL's env vs rob).
 #[inline(always)]
 fn split_a_first<A: BoundingVolume, B: BoundingVolume>(a: &A, b: &B) -> bool {
     let (volume_a, volume_b) = (a.volume(), b.volume());

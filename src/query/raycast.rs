@@ -65,11 +65,11 @@ pub(crate) struct LeafHit {
 
 /// Leaves whose box may hold an end of the range, set aside by the 8-wide
 /// descents and tested with the exact endpoint decisions once the descent
-/// is over. A call inside a descent loop, even on a path taken for a few
-/// percent of leaves, made the loop keep its vector values in memory
-/// (x86-64 has no callee-saved vector registers): bunny any-hit 117 → 125
-/// ns. A point lies in few leaf boxes, so a handful of slots suffice; on
-/// overflow the query is answered again by the binary tree, carefully.
+/// is over: a call inside a descent loop, even on a rarely taken path,
+/// makes the loop keep its vector values in memory (x86-64 has no
+/// callee-saved vector registers). A point lies in few leaf boxes, so a
+/// handful of slots suffice; on overflow the query is answered again by
+/// the binary tree, carefully.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct CarefulLeaves {
     ranges: [(u32, u32); CAREFUL_SLOTS],
@@ -218,8 +218,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 
     /// The whole any-hit query on an 8-wide layout in AVX2 code, set-up
-    /// included: with only the kernel in AVX2 code the bunny measured
-    /// 132–138 ns, with the set-up too 124–131 (scratch runs, CPU time).
+    /// included (the set-up in SSE code cost a few percent).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
     fn ray_any_hit_avx2(

@@ -91,8 +91,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             // this node; the others go on the stack unordered and without
             // branches (which lanes a ray enters is close to random). Same
             // order as pushing all four and popping, minus a store and a
-            // reload on the path to the next node (bunny, alternating runs:
-            // 151–155 → 147–148 ns).
+            // reload on the path to the next node.
             let top = (31 - (inner | 1).leading_zeros()) as usize;
             let others = inner & !(1 << top);
             for lane in 0..W {
@@ -242,8 +241,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
 
 /// Pushes all entered inner children but the nearest, farthest first,
 /// and returns the nearest. One entered child needs no order and two need
-/// one comparison (the most frequent cases: handling two apart from the
-/// network measured bunny closest-hit 242 -> 223 ns); three or four go
+/// one comparison (the most frequent cases, handled apart); three or four go
 /// through a five-comparison network over the four lanes, with lanes not
 /// entered keyed at +∞ so they sink to the end and are not pushed.
 #[inline(always)]
@@ -327,12 +325,9 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     /// inner children and, for children whose children are all leaves,
     /// those leaves' triangles. On trees larger than the caches one descent
     /// is a chain of dependent misses, and asking ahead overlaps each
-    /// level's latency with the one before. With 4-wide nodes the
-    /// children's inner children were asked for too (1.7M-triangle terrain:
-    /// any-hit 545–584 → 459–561 ns); with 8-wide nodes, four lines each,
-    /// that flooded the miss buffers (any-hit 446–494 ns against 355–386
-    /// without, closest hit 502–526 against 419–423), and fetching only
-    /// their first lines measured in between (395–398 ns). A hint only.
+    /// level's latency with the one before. Grandchildren are not asked
+    /// for: with 8-wide nodes of four lines each, that floods the miss
+    /// buffers. A hint only.
     #[inline(always)]
     fn prefetch_ahead<const W: usize>(
         &self,
