@@ -13,7 +13,7 @@ mod common;
 use std::hint::black_box;
 
 use boxtree::bvh::BuildOptions;
-use boxtree::{Aabb, MeshTree, PackedObb, Point, Ray, Segment, TriMesh};
+use boxtree::{Aabb, MeshTree, PackedObb, Point, Ray, Segment, Threads, TriMesh};
 use common::{SplitMix, median_ns_per_item, pp, pv};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use parry3d::query::RayCast;
@@ -63,6 +63,7 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
     // reuses them across frames.
     let mut any_answers = Vec::new();
     let mut closest_answers = Vec::new();
+    let mut pooled_answers = Vec::new();
     let parry_rays: Vec<parry3d::query::Ray> = segments
         .iter()
         .map(|s| parry3d::query::Ray::new(pp(&s.a), pv(&s.direction())))
@@ -88,9 +89,7 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
         per_triangle(aabb.bytes()),
         per_triangle(aabb.bvh().stats().bytes),
         per_triangle(aabb.wide_layout_bytes()),
-        per_triangle(
-            aabb.bytes() - aabb.bvh().stats().bytes - aabb.wide_layout_bytes()
-        ),
+        per_triangle(aabb.bytes() - aabb.bvh().stats().bytes - aabb.wide_layout_bytes()),
     );
 
     // Every answer goes through `black_box`, so no query can skip work its
@@ -157,24 +156,27 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
         (
             "aabb any-hit batch, one thread (interleaved)",
             Box::new(|| {
-                aabb.segments_any_hit_serial(black_box(segments), &mut any_answers);
+                aabb.segments_any_hit(black_box(segments), Threads::Current, &mut any_answers);
                 any_answers.iter().filter(|h| h.is_some()).count()
             }),
         ),
         (
             "aabb closest-hit batch, one thread (interleaved)",
             Box::new(|| {
-                aabb.rays_closest_hit_serial(black_box(&rays), 1.0, &mut closest_answers);
+                aabb.rays_closest_hit(
+                    black_box(&rays),
+                    1.0,
+                    Threads::Current,
+                    &mut closest_answers,
+                );
                 closest_answers.iter().filter(|h| h.is_some()).count()
             }),
         ),
         (
             "aabb any-hit batched (all cores)",
             Box::new(|| {
-                aabb.segments_any_hit(black_box(segments))
-                    .iter()
-                    .filter(|h| h.is_some())
-                    .count()
+                aabb.segments_any_hit(black_box(segments), Threads::All, &mut pooled_answers);
+                pooled_answers.iter().filter(|h| h.is_some()).count()
             }),
         ),
     ];

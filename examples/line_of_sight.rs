@@ -9,8 +9,8 @@
 use std::process::ExitCode;
 
 use boxtree::{
-    Aabb, BuildOptions, MeshTree, Point, Ray, Real, Segment, SightOptions, TriMesh, TriangleId,
-    Visibility,
+    Aabb, BuildOptions, MeshTree, Point, Ray, Real, Segment, SightOptions, Threads, TriMesh,
+    TriangleId, Visibility,
 };
 
 fn main() -> ExitCode {
@@ -62,7 +62,8 @@ pub fn run(_args: &[String]) -> Result<(), String> {
 
     // All targets at once, three ways.
     let count = |options: &SightOptions| {
-        let answers = tree.line_of_sight_many(&eye, &targets, options);
+        let mut answers = Vec::new();
+        tree.line_of_sight_many(&eye, &targets, options, Threads::All, &mut answers);
         answers.iter().filter(|a| a.is_visible()).count()
     };
     let n = targets.len();

@@ -509,7 +509,6 @@ fn trees_are_send_and_sync() {
     assert_send_sync::<KdopTree>();
 }
 
-
 #[test]
 fn validation_errors_are_errors_naming_their_node_and_triangle() {
     use boxtree::bvh::{NodeId, ValidationError};

@@ -17,7 +17,7 @@ mod scene;
 use std::collections::HashSet;
 
 use boxtree::{
-    Aabb, BuildOptions, Isometry, MeshTree, Obb, Point, Ray, Real, SightOptions, TriMesh,
+    Aabb, BuildOptions, Isometry, MeshTree, Obb, Point, Ray, Real, SightOptions, Threads, TriMesh,
     TriangleId, Vector, Visibility,
 };
 use render::{
@@ -71,7 +71,9 @@ fn small_town_picture_shows_sky_ground_buildings_and_both_target_colours() {
     let Town { scene, tree } = small_town();
     let targets = scene.scatter_targets(&tree, 400, 3);
     let view = scene.camera_path[0];
-    let answers = tree.line_of_sight_many(&view.eye, &targets, &SightOptions::default());
+    let mut answers = Vec::new();
+    let options = SightOptions::default();
+    tree.line_of_sight_many(&view.eye, &targets, &options, Threads::All, &mut answers);
     assert!(answers.iter().any(|a| a.is_visible()));
     assert!(answers.iter().any(|a| matches!(a, Visibility::Blocked(_))));
 

@@ -17,10 +17,10 @@ mod common;
 use boxtree::bvh::{BoundingVolume, BuildOptions};
 use boxtree::intersect::segment_triangle;
 use boxtree::{
-    Aabb, Isometry, MeshTree, PackedObb, Point, Ray, Real, Segment, SightOptions, TriMesh,
+    Aabb, Isometry, MeshTree, PackedObb, Point, Ray, Real, Segment, SightOptions, Threads, TriMesh,
     Triangle, TriangleId, Vector, Visibility,
 };
-use common::SplitMix;
+use common::{SplitMix, collected};
 use proptest::prelude::*;
 
 /// A dyadic value `k / 2^bits` with `|k| < range · 2^bits`.
@@ -352,15 +352,22 @@ fn check_case(seed: u64, place: Place) -> Result<(), String> {
             return Err("a touching segment missed".into());
         }
         let mut serial = Vec::new();
-        trees.aabb.segments_any_hit_serial(segments, &mut serial);
-        if trees.aabb.segments_any_hit(segments) != single || serial != single {
+        trees
+            .aabb
+            .segments_any_hit(segments, Threads::Current, &mut serial);
+        let pooled = collected(|o| trees.aabb.segments_any_hit(segments, Threads::All, o));
+        if pooled != single || serial != single {
             return Err("batches differ from single queries".into());
         }
     }
     let eye = ending[0].a;
     let targets: Vec<Point> = ending.iter().map(|s| s.b).collect();
     let options = SightOptions::default();
-    let many = trees.aabb.line_of_sight_many(&eye, &targets, &options);
+    let many = collected(|o| {
+        trees
+            .aabb
+            .line_of_sight_many(&eye, &targets, &options, Threads::All, o)
+    });
     for ((answer, target), incident) in many.iter().zip(&targets).zip(&incident) {
         // Blocked whenever the eye lies off the plane of a triangle the
         // target lies on (in all of their planes, the segment is edge-on).
@@ -376,7 +383,10 @@ fn check_case(seed: u64, place: Place) -> Result<(), String> {
         }
     }
     let rays: Vec<Ray> = starting.iter().map(Segment::to_ray).collect();
-    for (answers, tree) in [(trees.aabb.rays_closest_hit(&rays, 1.0), "AABB")] {
+    for (answers, tree) in [(
+        collected(|o| trees.aabb.rays_closest_hit(&rays, 1.0, Threads::All, o)),
+        "AABB",
+    )] {
         if answers.iter().any(|h| h.map(|h| h.t) != Some(0.0)) {
             return Err(format!("{tree} ray batch from the surface: {answers:?}"));
         }
@@ -471,13 +481,16 @@ fn interleaved_batches_keep_the_endpoint_contract() {
     let starting: Vec<Segment> = ending.iter().map(|s| Segment::new(s.b, s.a)).collect();
     for segments in [&ending, &starting] {
         let mut serial = Vec::new();
-        tree.segments_any_hit_serial(segments, &mut serial);
+        tree.segments_any_hit(segments, Threads::Current, &mut serial);
         assert!(serial.iter().all(Option::is_some));
-        assert_eq!(tree.segments_any_hit(segments), serial);
+        assert_eq!(
+            collected(|o| tree.segments_any_hit(segments, Threads::All, o)),
+            serial
+        );
     }
     let rays: Vec<Ray> = starting.iter().map(Segment::to_ray).collect();
     let mut closest = Vec::new();
-    tree.rays_closest_hit_serial(&rays, 1.0, &mut closest);
+    tree.rays_closest_hit(&rays, 1.0, Threads::Current, &mut closest);
     assert!(closest.iter().all(|h| h.is_some_and(|h| h.t == 0.0)));
 }
 

@@ -11,10 +11,10 @@ mod common;
 use boxtree::bvh::{BoundingVolume, BuildOptions};
 use boxtree::intersect::{WatertightRay, segment_triangle};
 use boxtree::{
-    Aabb, Isometry, MeshTree, Obb, PackedObb, Point, Ray, Real, Segment, SightOptions, TriMesh,
-    Triangle, TriangleId, Vector, Visibility,
+    Aabb, Isometry, MeshTree, Obb, PackedObb, Point, Ray, Real, Segment, SightOptions, Threads,
+    TriMesh, Triangle, TriangleId, Vector, Visibility,
 };
-use common::{SplitMix, data_mesh};
+use common::{SplitMix, collected, data_mesh};
 use proptest::prelude::*;
 
 fn meshes() -> Vec<(&'static str, TriMesh)> {
@@ -431,20 +431,20 @@ fn batch_answers_equal_serial_answers_in_order() {
     let mesh = data_mesh("bunny.obj");
     let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
     let segments = random_segments(&mesh, 5000, 4);
-    let batch = tree.segments_any_hit(&segments);
+    let batch = collected(|o| tree.segments_any_hit(&segments, Threads::All, o));
     let serial: Vec<_> = segments.iter().map(|s| tree.segment_any_hit(s)).collect();
     assert_eq!(batch, serial);
     let eye = Point::new(0.0, 0.1, 0.5);
     let targets: Vec<Point> = segments.iter().map(|s| s.b).collect();
     let options = SightOptions::default();
-    let many = tree.line_of_sight_many(&eye, &targets, &options);
+    let many = collected(|o| tree.line_of_sight_many(&eye, &targets, &options, Threads::All, o));
     let one_by_one: Vec<_> = targets
         .iter()
         .map(|t| tree.line_of_sight(&eye, t, &options))
         .collect();
     assert_eq!(many, one_by_one);
     let rays: Vec<Ray> = segments.iter().map(|s| s.to_ray()).collect();
-    let closest = tree.rays_closest_hit(&rays, 1.0);
+    let closest = collected(|o| tree.rays_closest_hit(&rays, 1.0, Threads::All, o));
     let serial_closest: Vec<_> = rays
         .iter()
         .map(|r| tree.ray_closest_hit(r, 0.0, 1.0))
@@ -496,9 +496,12 @@ fn batches_match_single_queries<V: BoundingVolume>(tree: &MeshTree<V>, mesh: &Tr
         let one_by_one: Vec<_> = segments.iter().map(|s| tree.segment_any_hit(s)).collect();
         // A reused buffer of the wrong length and contents is overwritten.
         let mut out = vec![Some(TriangleId(5)); 7];
-        tree.segments_any_hit_serial(&segments, &mut out);
+        tree.segments_any_hit(&segments, Threads::Current, &mut out);
         assert_eq!(out, one_by_one);
-        assert_eq!(tree.segments_any_hit(&segments), one_by_one);
+        assert_eq!(
+            collected(|o| tree.segments_any_hit(&segments, Threads::All, o)),
+            one_by_one
+        );
 
         let rays: Vec<Ray> = segments.iter().map(|s| s.to_ray()).collect();
         for t_max in [1.0, 0.5, Real::INFINITY] {
@@ -507,9 +510,12 @@ fn batches_match_single_queries<V: BoundingVolume>(tree: &MeshTree<V>, mesh: &Tr
                 .map(|r| tree.ray_closest_hit(r, 0.0, t_max))
                 .collect();
             let mut out = Vec::new();
-            tree.rays_closest_hit_serial(&rays, t_max, &mut out);
+            tree.rays_closest_hit(&rays, t_max, Threads::Current, &mut out);
             assert_eq!(out, one_by_one);
-            assert_eq!(tree.rays_closest_hit(&rays, t_max), one_by_one);
+            assert_eq!(
+                collected(|o| tree.rays_closest_hit(&rays, t_max, Threads::All, o)),
+                one_by_one
+            );
         }
 
         // Line of sight with margins and an ignore list that holds
@@ -535,10 +541,10 @@ fn batches_match_single_queries<V: BoundingVolume>(tree: &MeshTree<V>, mesh: &Tr
             .map(|t| tree.line_of_sight(&eye, t, &options))
             .collect();
         let mut out = vec![Visibility::Invalid; 3];
-        tree.line_of_sight_many_serial(&eye, &targets, &options, &mut out);
+        tree.line_of_sight_many(&eye, &targets, &options, Threads::Current, &mut out);
         assert_eq!(out, one_by_one);
         assert_eq!(
-            tree.line_of_sight_many(&eye, &targets, &options),
+            collected(|o| tree.line_of_sight_many(&eye, &targets, &options, Threads::All, o)),
             one_by_one
         );
         // Margins that leave nothing of any segment: nothing blocks.
@@ -548,7 +554,7 @@ fn batches_match_single_queries<V: BoundingVolume>(tree: &MeshTree<V>, mesh: &Tr
             .map(|t| tree.line_of_sight(&eye, t, &nothing_left))
             .collect();
         assert!(expected.iter().all(|v| v.blocker().is_none()));
-        tree.line_of_sight_many_serial(&eye, &targets, &nothing_left, &mut out);
+        tree.line_of_sight_many(&eye, &targets, &nothing_left, Threads::Current, &mut out);
         assert_eq!(out, expected);
         if count > 100 {
             let kinds = |v: Visibility| {
@@ -686,7 +692,7 @@ fn check_against_brute_force<V: BoundingVolume>(
     prop_assert!(hits > segments.len() / 6 && hits < segments.len());
     let one_by_one: Vec<_> = segments.iter().map(|s| tree.segment_any_hit(s)).collect();
     let mut batch = Vec::new();
-    tree.segments_any_hit_serial(segments, &mut batch);
+    tree.segments_any_hit(segments, Threads::Current, &mut batch);
     prop_assert_eq!(batch, one_by_one);
     Ok(())
 }

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use boxtree::bvh::{BoundingVolume, Bvh, TreeStats};
 use boxtree::{
     Aabb, BuildOptions, Isometry, MeshTree, OverlapStats, PackedObb, Point, Real, SightOptions,
-    TriMesh, Vector, Visibility,
+    Threads, TriMesh, Vector, Visibility,
 };
 
 use self::png_file::write_png;
@@ -258,8 +258,20 @@ fn check_line_of_sight(scene: &Scene, trees: &Trees, size: &SceneSize) -> Sight 
     let mut agree = true;
     let mut first_frame = Vec::new();
     for (k, view) in scene.camera_path.iter().enumerate() {
-        let (answers, ta) = timed(|| trees.aabb.line_of_sight_many(&view.eye, &targets, &sight));
-        let (obb_answers, to) = timed(|| trees.obb.line_of_sight_many(&view.eye, &targets, &sight));
+        let (answers, ta) = timed(|| {
+            let mut out = Vec::new();
+            trees
+                .aabb
+                .line_of_sight_many(&view.eye, &targets, &sight, Threads::All, &mut out);
+            out
+        });
+        let (obb_answers, to) = timed(|| {
+            let mut out = Vec::new();
+            trees
+                .obb
+                .line_of_sight_many(&view.eye, &targets, &sight, Threads::All, &mut out);
+            out
+        });
         agree &= answers
             .iter()
             .map(|a| a.is_visible())

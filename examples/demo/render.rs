@@ -10,8 +10,8 @@
 
 use boxtree::bvh::{BoundingVolume, Bvh, NodeId, NodeKind};
 use boxtree::{
-    Aabb, MeshTree, Obb, PackedObb, PlacedMesh, Point, Ray, Real, Segment, TriangleId, Vector,
-    Visibility,
+    Aabb, MeshTree, Obb, PackedObb, PlacedMesh, Point, Ray, Real, Segment, Threads, TriangleId,
+    Vector, Visibility,
 };
 
 /// An 8-bit sRGB colour.
@@ -279,7 +279,8 @@ pub fn render<V: BoundingVolume, W: BoundingVolume>(
     let rays: Vec<Ray> = (0..camera.height)
         .flat_map(|y| (0..camera.width).map(move |x| camera.ray(x, y)))
         .collect();
-    let hits = tree.rays_closest_hit(&rays, Real::INFINITY);
+    let mut hits = Vec::new();
+    tree.rays_closest_hit(&rays, Real::INFINITY, Threads::All, &mut hits);
     let surfaces: Vec<Option<Surface>> = rays
         .iter()
         .zip(&hits)
@@ -368,7 +369,9 @@ fn shadows<V: BoundingVolume>(
             asked.push(k);
         }
     }
-    for (k, blocker) in asked.into_iter().zip(tree.segments_any_hit(&segments)) {
+    let mut blockers = Vec::new();
+    tree.segments_any_hit(&segments, Threads::All, &mut blockers);
+    for (k, blocker) in asked.into_iter().zip(blockers) {
         lit[k] = blocker.is_none();
     }
     lit

@@ -9,7 +9,7 @@
 use boxtree::bvh::BoundingVolume;
 use boxtree::math::nalgebra;
 use boxtree::{
-    Aabb, BuildOptions, Isometry, Matrix, MeshTree, Point, Ray, Real, Rotation, TriMesh,
+    Aabb, BuildOptions, Isometry, Matrix, MeshTree, Point, Ray, Real, Rotation, Threads, TriMesh,
     TriangleId, Vector,
 };
 
@@ -154,7 +154,8 @@ impl Scene {
                         Ray::new(above, -self.up)
                     })
                     .collect();
-                let hits = tree.rays_closest_hit(&rays, Real::INFINITY);
+                let mut hits = Vec::new();
+                tree.rays_closest_hit(&rays, Real::INFINITY, Threads::All, &mut hits);
                 rays.iter()
                     .zip(hits)
                     .map(|(ray, hit)| match hit {

@@ -7,8 +7,8 @@
 //! (Gottschalk 1996 splits along the longest axis of the node's own box).
 
 use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, PackedObb, Sphere};
-use crate::bvh::{BuildOptions, TraversalRay};
 use crate::bvh::ray::EXIT_PADDING;
+use crate::bvh::{BuildOptions, TraversalRay};
 use crate::fit::{
     CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, packed_obb_with_axes,
     ritter_sphere,

@@ -780,8 +780,8 @@ mod tests {
                         }
                     }
                     WideChild::Node(c) => {
-                        let has_inner =
-                            (0..W).any(|l| matches!(nodes[c as usize].child(l), WideChild::Node(_)));
+                        let has_inner = (0..W)
+                            .any(|l| matches!(nodes[c as usize].child(l), WideChild::Node(_)));
                         // A child of leaves only may name their triangles as one range.
                         let (first, count) = node.grandchild_triangles(lane);
                         if has_inner || count == 0 {

@@ -8,7 +8,7 @@
 
 use crate::bvh::BoundingVolume;
 use crate::math::{Point, Real};
-use crate::query::batch::fill_batch;
+use crate::query::batch::{Threads, fill_batch};
 use crate::query::raycast::PreparedRay;
 use crate::query::{MeshTree, RayHit};
 use crate::shape::TriangleId;
@@ -98,36 +98,28 @@ impl<V: BoundingVolume> MeshTree<V> {
         }
     }
 
-    /// [`MeshTree::line_of_sight`] from one eye to many targets, in the
-    /// targets' order (on all cores with the `parallel` feature).
-    #[must_use]
+    /// [`MeshTree::line_of_sight`] from one eye to many targets: the
+    /// answers go into `out` in the targets' order (`out` is cleared first;
+    /// reusing it across frames saves the allocation), computed on the
+    /// `threads` chosen.
     pub fn line_of_sight_many(
         &self,
         eye: &Point,
         targets: &[Point],
         options: &SightOptions,
-    ) -> Vec<Visibility> {
-        let mut out = vec![Visibility::Visible; targets.len()];
-        fill_batch(&mut out, |offset, chunk| {
-            let targets = &targets[offset..offset + chunk.len()];
-            self.line_of_sight_into(eye, targets, options, chunk);
-        });
-        out
-    }
-
-    /// [`MeshTree::line_of_sight_many`] on the calling thread, into `out`
-    /// (cleared first, its allocation reused); see
-    /// [`MeshTree::segments_any_hit_serial`].
-    pub fn line_of_sight_many_serial(
-        &self,
-        eye: &Point,
-        targets: &[Point],
-        options: &SightOptions,
+        threads: Threads,
         out: &mut Vec<Visibility>,
     ) {
-        out.clear();
-        out.resize(targets.len(), Visibility::Visible);
-        self.line_of_sight_into(eye, targets, options, out);
+        fill_batch(
+            out,
+            targets.len(),
+            Visibility::Visible,
+            threads,
+            |offset, chunk| {
+                let targets = &targets[offset..offset + chunk.len()];
+                self.line_of_sight_into(eye, targets, options, chunk);
+            },
+        );
     }
 
     fn line_of_sight_into(
@@ -155,29 +147,19 @@ impl<V: BoundingVolume> MeshTree<V> {
         );
     }
 
-    /// [`MeshTree::segment_any_hit`] for many segments, in their order (on
-    /// all cores with the `parallel` feature).
-    #[must_use]
-    pub fn segments_any_hit(&self, segments: &[Segment]) -> Vec<Option<TriangleId>> {
-        let mut out = vec![None; segments.len()];
-        fill_batch(&mut out, |offset, chunk| {
+    /// [`MeshTree::segment_any_hit`] for many segments: the answers go into
+    /// `out` in the segments' order (`out` is cleared first; reusing it
+    /// across frames saves the allocation), computed on the `threads`
+    /// chosen. The answers are exactly those of one call per segment.
+    pub fn segments_any_hit(
+        &self,
+        segments: &[Segment],
+        threads: Threads,
+        out: &mut Vec<Option<TriangleId>>,
+    ) {
+        fill_batch(out, segments.len(), None, threads, |offset, chunk| {
             self.segments_any_hit_into(&segments[offset..offset + chunk.len()], chunk);
         });
-        out
-    }
-
-    /// [`MeshTree::segment_any_hit`] for many segments on the calling
-    /// thread, answers into `out` in the segments' order (`out` is cleared
-    /// first; reusing it across frames saves the allocation). For callers
-    /// with their own job system, and the fastest way to ask many questions
-    /// on one core: on trees larger than the private caches the descents of
-    /// several segments are interleaved so that their memory latencies
-    /// overlap (see `raycast_stream.rs`). The answers are exactly those of
-    /// one call per segment.
-    pub fn segments_any_hit_serial(&self, segments: &[Segment], out: &mut Vec<Option<TriangleId>>) {
-        out.clear();
-        out.resize(segments.len(), None);
-        self.segments_any_hit_into(segments, out);
     }
 
     fn segments_any_hit_into(&self, segments: &[Segment], out: &mut [Option<TriangleId>]) {
@@ -190,29 +172,19 @@ impl<V: BoundingVolume> MeshTree<V> {
         );
     }
 
-    /// [`MeshTree::ray_closest_hit`] for many rays sharing one `t_max`, in
-    /// their order (on all cores with the `parallel` feature).
-    #[must_use]
-    pub fn rays_closest_hit(&self, rays: &[Ray], t_max: Real) -> Vec<Option<RayHit>> {
-        let mut out = vec![None; rays.len()];
-        fill_batch(&mut out, |offset, chunk| {
-            self.rays_closest_hit_into(&rays[offset..offset + chunk.len()], t_max, chunk);
-        });
-        out
-    }
-
-    /// [`MeshTree::rays_closest_hit`] on the calling thread, into `out`
-    /// (cleared first, its allocation reused); see
-    /// [`MeshTree::segments_any_hit_serial`].
-    pub fn rays_closest_hit_serial(
+    /// [`MeshTree::ray_closest_hit`] for many rays sharing one `t_max`
+    /// (over `[0, t_max]`), into `out` in the rays' order, on the `threads`
+    /// chosen (see [`MeshTree::segments_any_hit`]).
+    pub fn rays_closest_hit(
         &self,
         rays: &[Ray],
         t_max: Real,
+        threads: Threads,
         out: &mut Vec<Option<RayHit>>,
     ) {
-        out.clear();
-        out.resize(rays.len(), None);
-        self.rays_closest_hit_into(rays, t_max, out);
+        fill_batch(out, rays.len(), None, threads, |offset, chunk| {
+            self.rays_closest_hit_into(&rays[offset..offset + chunk.len()], t_max, chunk);
+        });
     }
 
     fn rays_closest_hit_into(&self, rays: &[Ray], t_max: Real, out: &mut [Option<RayHit>]) {

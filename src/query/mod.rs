@@ -9,6 +9,7 @@ mod raycast_stream;
 mod raycast_wide;
 mod region;
 
+pub use batch::Threads;
 pub use line_of_sight::{SightOptions, Visibility};
 pub use mesh_overlap::{Contact, OverlapStats, TrianglePair, Which};
 pub use mesh_tree::{MeshTree, PlacedMesh};

@@ -68,3 +68,10 @@ pub fn triangle_soup(triangles: &[[[Real; 3]; 3]]) -> TriMesh {
         .collect();
     TriMesh::new(vertices, indices).expect("valid triangles")
 }
+
+/// The answers a batch method writes into its buffer, as a new vector.
+pub fn collected<T>(batch: impl FnOnce(&mut Vec<T>)) -> Vec<T> {
+    let mut out = Vec::new();
+    batch(&mut out);
+    out
+}
