@@ -91,7 +91,7 @@ fn stats_per_query<A: BoundingVolume, B: BoundingVolume>(
     for pose in poses {
         let _ = a
             .placed(Isometry::identity())
-            .first_contact_with_stats(&b.placed(*pose), &mut stats);
+            .first_contact(&b.placed(*pose), Some(&mut stats));
     }
     let n = poses.len() as f64;
     (
@@ -213,7 +213,7 @@ fn all_pairs_ns<A: BoundingVolume, B: BoundingVolume>(
     let mut run = || {
         poses
             .iter()
-            .map(|pose| placed_a.touching_pairs(&b.placed(*pose), None).len())
+            .map(|pose| placed_a.touching_pairs(&b.placed(*pose), None, None).len())
             .sum()
     };
     median_ns_per_item(&mut run, poses.len())

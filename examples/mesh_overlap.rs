@@ -54,9 +54,9 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         );
         let bar_there = bar.placed(pose);
         let overlaps = ball_here.overlaps(&bar_there);
-        let all = ball_here.touching_pairs(&bar_there, None);
+        let all = ball_here.touching_pairs(&bar_there, None, None);
         let first: Vec<String> = ball_here
-            .touching_pairs(&bar_there, Some(2))
+            .touching_pairs(&bar_there, Some(2), None)
             .iter()
             .map(|p| format!("({}, {})", p.a.0, p.b.0))
             .collect();

@@ -100,7 +100,8 @@ fn pairs<A: BoundingVolume, B: BoundingVolume>(
     b: &MeshTree<B>,
     pose_b: Isometry,
 ) -> Vec<TrianglePair> {
-    a.placed(pose_a).touching_pairs(&b.placed(pose_b), None)
+    a.placed(pose_a)
+        .touching_pairs(&b.placed(pose_b), None, None)
 }
 
 fn mirrored(pairs: &[TrianglePair]) -> Vec<TrianglePair> {
@@ -222,7 +223,7 @@ fn compare_random(
             assert_eq!(got, in_a, "{context}: {kind} vs brute force in A's frame");
         }
         // Swapped order maps A into B's frame: exact against that oracle.
-        let swapped = ob.placed(pb).touching_pairs(&oa.placed(pa), None);
+        let swapped = ob.placed(pb).touching_pairs(&oa.placed(pa), None, None);
         assert_eq!(
             swapped,
             brute_in_a(b, &pb, a, &pa),
@@ -230,7 +231,7 @@ fn compare_random(
         );
         let boolean = oa.placed(pa).overlaps(&ob.placed(pb));
         assert_eq!(boolean, !in_a.is_empty(), "{context}: boolean");
-        if let Some(first) = aa.placed(pa).first_contact(&ob.placed(pb)) {
+        if let Some(first) = aa.placed(pa).first_contact(&ob.placed(pb), None) {
             assert!(
                 in_a.binary_search(&first).is_ok(),
                 "{context}: first contact {first:?} is a touching pair"
@@ -713,7 +714,7 @@ fn limit_returns_the_smallest_pairs_of_the_sorted_list() {
     assert!(all.len() > 20);
     assert!(all.windows(2).all(|w| w[0] < w[1]), "sorted, no duplicates");
     for k in [0, 1, 2, 7, all.len() - 1, all.len(), all.len() + 5] {
-        let limited = o.placed(pa).touching_pairs(&a.placed(pb), Some(k));
+        let limited = o.placed(pa).touching_pairs(&a.placed(pb), Some(k), None);
         assert_eq!(limited, all[..k.min(all.len())], "limit {k}");
     }
 }
@@ -737,8 +738,12 @@ fn non_finite_poses_give_no_contact() {
             (pose, pose),
         ] {
             assert!(!o.placed(pa).overlaps(&a.placed(pb)));
-            assert_eq!(o.placed(pa).first_contact(&a.placed(pb)), None);
-            assert!(o.placed(pa).touching_pairs(&a.placed(pb), None).is_empty());
+            assert_eq!(o.placed(pa).first_contact(&a.placed(pb), None), None);
+            assert!(
+                o.placed(pa)
+                    .touching_pairs(&a.placed(pb), None, None)
+                    .is_empty()
+            );
             assert_eq!(o.placed(pa).contact(&a.placed(pb)), Contact::Separate);
         }
     }
@@ -775,16 +780,16 @@ fn statistics_count_the_work() {
     let b = TriMesh::icosphere(Point::new(1.5, 0.0, 0.0), 1.0, 3);
     let (oa, ob, aa, ab) = (obb_tree(&a), obb_tree(&b), aabb_tree(&a), aabb_tree(&b));
     let mut obb_stats = OverlapStats::default();
-    let found = oa.placed(Isometry::identity()).touching_pairs_with_stats(
+    let found = oa.placed(Isometry::identity()).touching_pairs(
         &ob.placed(Isometry::identity()),
         None,
-        &mut obb_stats,
+        Some(&mut obb_stats),
     );
     let mut aabb_stats = OverlapStats::default();
-    let same = aa.placed(Isometry::identity()).touching_pairs_with_stats(
+    let same = aa.placed(Isometry::identity()).touching_pairs(
         &ab.placed(Isometry::identity()),
         None,
-        &mut aabb_stats,
+        Some(&mut aabb_stats),
     );
     assert_eq!(found, same);
     for stats in [obb_stats, aabb_stats] {
@@ -799,7 +804,7 @@ fn statistics_count_the_work() {
     let mut first_stats = OverlapStats::default();
     assert!(
         oa.placed(Isometry::identity())
-            .first_contact_with_stats(&ob.placed(Isometry::identity()), &mut first_stats)
+            .first_contact(&ob.placed(Isometry::identity()), Some(&mut first_stats))
             .is_some()
     );
     assert!(first_stats.volume_tests < obb_stats.volume_tests);
@@ -807,7 +812,7 @@ fn statistics_count_the_work() {
     let mut apart = OverlapStats::default();
     assert!(
         oa.placed(Isometry::identity())
-            .first_contact_with_stats(&ob.placed(translation(10.0, 0.0, 0.0)), &mut apart)
+            .first_contact(&ob.placed(translation(10.0, 0.0, 0.0)), Some(&mut apart))
             .is_none()
     );
     assert_eq!(

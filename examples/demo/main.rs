@@ -333,11 +333,10 @@ fn fly_drone(scene: &Scene, trees: &Trees) -> Result<Flight, String> {
         let (drone_obb, drone_aabb) = (drone_obb.placed(*pose), drone_aabb.placed(*pose));
         let overlaps = scene_obb.overlaps(&drone_obb);
         let (mut obb_stats, mut aabb_stats) = (OverlapStats::default(), OverlapStats::default());
-        let (pairs, t) =
-            timed(|| scene_obb.touching_pairs_with_stats(&drone_obb, None, &mut obb_stats));
+        let (pairs, t) = timed(|| scene_obb.touching_pairs(&drone_obb, None, Some(&mut obb_stats)));
         obb_time += t;
         let (aabb_pairs, t) =
-            timed(|| scene_aabb.touching_pairs_with_stats(&drone_aabb, None, &mut aabb_stats));
+            timed(|| scene_aabb.touching_pairs(&drone_aabb, None, Some(&mut aabb_stats)));
         aabb_time += t;
         if aabb_pairs != pairs || overlaps == pairs.is_empty() {
             return Err(format!(

@@ -84,7 +84,7 @@ impl TrianglePair {
     }
 }
 
-/// Work counters of pair queries, accumulated by the `*_with_stats` methods.
+/// Work counters of pair queries, accumulated when a pair query is given a sink (`Some(&mut stats)`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OverlapStats {
     /// Box–box separating-axis tests of node pairs.
@@ -414,27 +414,21 @@ impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
     /// overlap: see [`PlacedMesh::contact`].
     #[must_use]
     pub fn overlaps<B: BoundingVolume>(&self, other: &PlacedMesh<'q, B>) -> bool {
-        self.first_contact(other).is_some()
+        self.first_contact(other, None).is_some()
     }
 
-    /// The first touching triangle pair the descent finds (early exit).
+    /// The first touching triangle pair the descent finds (early exit),
+    /// adding the work done to `stats` when given.
     ///
     /// Deterministic for given trees and poses, but not in general the
-    /// smallest pair: use `touching_pairs(other, Some(1))` for that.
-    #[must_use]
+    /// smallest pair: use `touching_pairs(other, Some(1), None)` for that.
     pub fn first_contact<B: BoundingVolume>(
         &self,
         other: &PlacedMesh<'q, B>,
+        stats: Option<&mut OverlapStats>,
     ) -> Option<TrianglePair> {
-        self.first_contact_with_stats(other, &mut OverlapStats::default())
-    }
-
-    /// [`PlacedMesh::first_contact`], adding the work done to `stats`.
-    pub fn first_contact_with_stats<B: BoundingVolume>(
-        &self,
-        other: &PlacedMesh<'q, B>,
-        stats: &mut OverlapStats,
-    ) -> Option<TrianglePair> {
+        let mut unused = OverlapStats::default();
+        let stats = stats.unwrap_or(&mut unused);
         let query = PairDescent::new(self, other)?;
         let mut found = None;
         query.run(stats, |pair| {
@@ -444,7 +438,8 @@ impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
         found
     }
 
-    /// Every touching triangle pair, sorted by `(a, b)`, without duplicates.
+    /// Every touching triangle pair, sorted by `(a, b)`, without duplicates,
+    /// adding the work done to `stats` when given.
     ///
     /// With `limit = Some(k)` the answer is the first `k` pairs of that
     /// sorted list (the `k` smallest), so it does not depend on the trees.
@@ -452,22 +447,14 @@ impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
     /// lie anywhere in the trees), but memory stays `O(k)`; use
     /// [`PlacedMesh::first_contact`] to stop at the first pair found. A
     /// non-finite pose gives no pairs.
-    #[must_use]
     pub fn touching_pairs<B: BoundingVolume>(
         &self,
         other: &PlacedMesh<'q, B>,
         limit: Option<usize>,
+        stats: Option<&mut OverlapStats>,
     ) -> Vec<TrianglePair> {
-        self.touching_pairs_with_stats(other, limit, &mut OverlapStats::default())
-    }
-
-    /// [`PlacedMesh::touching_pairs`], adding the work done to `stats`.
-    pub fn touching_pairs_with_stats<B: BoundingVolume>(
-        &self,
-        other: &PlacedMesh<'q, B>,
-        limit: Option<usize>,
-        stats: &mut OverlapStats,
-    ) -> Vec<TrianglePair> {
+        let mut unused = OverlapStats::default();
+        let stats = stats.unwrap_or(&mut unused);
         if limit == Some(0) {
             return Vec::new();
         }
