@@ -71,7 +71,7 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
 
     let blocked = segments
         .iter()
-        .filter(|s| aabb.segment_is_blocked(s))
+        .filter(|s| aabb.any_hit(*s).is_some())
         .count();
     let parry_blocked = parry_rays
         .iter()
@@ -122,7 +122,7 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
             Box::new(|| {
                 segments
                     .iter()
-                    .filter(|s| black_box(aabb.segment_any_hit(black_box(s))).is_some())
+                    .filter(|s| black_box(aabb.any_hit(*black_box(s))).is_some())
                     .count()
             }),
         ),
@@ -131,7 +131,7 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
             Box::new(|| {
                 segments
                     .iter()
-                    .filter(|s| black_box(aabb.segment_closest_hit(black_box(s))).is_some())
+                    .filter(|s| black_box(aabb.closest_hit(*black_box(s))).is_some())
                     .count()
             }),
         ),
@@ -140,7 +140,7 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
             Box::new(|| {
                 segments
                     .iter()
-                    .filter(|s| black_box(obb.segment_any_hit(black_box(s))).is_some())
+                    .filter(|s| black_box(obb.any_hit(*black_box(s))).is_some())
                     .count()
             }),
         ),
@@ -149,7 +149,7 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
             Box::new(|| {
                 segments
                     .iter()
-                    .filter(|s| black_box(obb.segment_closest_hit(black_box(s))).is_some())
+                    .filter(|s| black_box(obb.closest_hit(*black_box(s))).is_some())
                     .count()
             }),
         ),

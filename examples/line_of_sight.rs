@@ -34,7 +34,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     // Targets on the ground every 5 units: drop a ray onto the surface for each.
     let on_ground = |x: Real, y: Real| {
         let ray = Ray::new(Point::new(x, y, 100.0), -boxtree::Vector::z());
-        tree.ray_closest_hit(&ray, 0.0, Real::INFINITY)
+        tree.closest_hit(ray.span(0.0, Real::INFINITY))
             .map(|hit| ray.point_at(hit.t))
     };
     let targets: Vec<Point> = (-9..=9)
@@ -49,7 +49,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     match tree.line_of_sight(&eye, &behind, &margins) {
         Visibility::Blocked(triangle) => {
             let hit = tree
-                .segment_closest_hit(&Segment::new(eye, behind))
+                .closest_hit(Segment::new(eye, behind))
                 .ok_or("blocked, so there is a hit")?;
             let at = Segment::new(eye, behind).point_at(hit.t);
             println!(

@@ -45,7 +45,7 @@ pub use query::{
     Contact, MeshTree, OverlapStats, PlacedMesh, RayHit, Region, SightOptions, Threads,
     TrianglePair, Visibility, Which,
 };
-pub use shape::{Plane, PlaneError, Ray, Segment, Triangle};
+pub use shape::{Plane, PlaneError, Ray, RaySpan, Segment, Triangle, TriangleSoup};
 pub use sweep::{SpherePlaneHit, SweepHit};
 
 #[cfg(doctest)]

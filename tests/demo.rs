@@ -137,7 +137,7 @@ fn targets_stand_lift_above_the_first_surface_below_them() {
     assert_eq!(targets.len(), 200);
     for target in &targets {
         let hit = tree
-            .ray_closest_hit(&Ray::new(*target, -scene.up), 0.0, Real::INFINITY)
+            .closest_hit((Ray::new(*target, -scene.up)).span(0.0, Real::INFINITY))
             .expect("ground below every target");
         assert!(
             (hit.t - 1.5).abs() < 1e-3,

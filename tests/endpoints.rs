@@ -232,13 +232,13 @@ fn check_touching<V: BoundingVolume>(
     t_end: Real,
 ) -> Result<(), String> {
     let describe = |what: &str| format!("{what}: {:?} on {:?} {s:?}", on.place, on.incident);
-    let Some(any) = tree.segment_any_hit(s) else {
+    let Some(any) = tree.any_hit(s) else {
         return Err(describe("any-hit missed"));
     };
     if segment_triangle(s, &tree.triangle(any)).is_none() {
         return Err(describe("any-hit named a triangle the segment misses"));
     }
-    let all = tree.segment_all_hits(s);
+    let all = tree.all_hits(s);
     let at_end: Vec<_> = all.iter().filter(|h| h.t == t_end).collect();
     if !at_end.iter().any(|h| on.incident.contains(&h.triangle)) {
         return Err(describe(&format!("no hit at t = {t_end} in {all:?}")));
@@ -247,7 +247,7 @@ fn check_touching<V: BoundingVolume>(
         return Err(describe("a triangle not containing the end hit at its t"));
     }
     let closest = tree
-        .segment_closest_hit(s)
+        .closest_hit(s)
         .ok_or_else(|| describe("closest missed"))?;
     if (closest.t, closest.triangle) != (all[0].t, all[0].triangle) {
         return Err(describe("closest hit differs from the first of all hits"));
@@ -256,9 +256,8 @@ fn check_touching<V: BoundingVolume>(
         return Err(describe("a start on the surface is not the closest hit"));
     }
     let placed = tree.placed(Isometry::identity());
-    if placed.segment_closest_hit(s).map(|h| (h.t, h.triangle))
-        != Some((closest.t, closest.triangle))
-        || placed.segment_any_hit(s).is_none()
+    if placed.closest_hit(s).map(|h| (h.t, h.triangle)) != Some((closest.t, closest.triangle))
+        || placed.any_hit(s).is_none()
     {
         return Err(describe("placed mesh answered differently"));
     }
@@ -272,7 +271,7 @@ fn check_short<V: BoundingVolume>(
     s: &Segment,
     tri: TriangleId,
 ) -> Result<(), String> {
-    if tree.segment_all_hits(s).iter().any(|h| h.triangle == tri) {
+    if tree.all_hits(s).iter().any(|h| h.triangle == tri) {
         return Err(format!("a segment one ulp short hit {tri:?}: {s:?}"));
     }
     Ok(())
@@ -306,10 +305,10 @@ fn check_case(seed: u64, place: Place) -> Result<(), String> {
         for hit in [
             trees
                 .aabb
-                .ray_closest_hit(&start.to_ray(), 0.0, Real::INFINITY),
+                .closest_hit((start.to_ray()).span(0.0, Real::INFINITY)),
             trees
                 .packed
-                .ray_closest_hit(&start.to_ray(), 0.0, Real::INFINITY),
+                .closest_hit((start.to_ray()).span(0.0, Real::INFINITY)),
         ] {
             if hit.map(|h| h.t) != Some(0.0) {
                 return Err(format!("ray from the surface: {hit:?} for {start:?}"));
@@ -344,10 +343,7 @@ fn check_case(seed: u64, place: Place) -> Result<(), String> {
     }
     // Batches (parallel and on one thread) answer as single queries.
     for segments in [&ending, &starting] {
-        let single: Vec<_> = segments
-            .iter()
-            .map(|s| trees.aabb.segment_any_hit(s))
-            .collect();
+        let single: Vec<_> = segments.iter().map(|s| trees.aabb.any_hit(s)).collect();
         if single.iter().any(Option::is_none) {
             return Err("a touching segment missed".into());
         }
@@ -437,26 +433,23 @@ fn the_reported_segment_ends_on_its_triangle() {
     );
     assert!(contains_exactly(&mesh.triangle(TriangleId(0)), &s.b));
     let trees = Trees::new(&mesh);
-    for hit in [
-        trees.aabb.segment_closest_hit(&s),
-        trees.packed.segment_closest_hit(&s),
-    ] {
+    for hit in [trees.aabb.closest_hit(s), trees.packed.closest_hit(s)] {
         assert_eq!(hit.map(|h| h.t), Some(1.0));
     }
-    assert!(trees.aabb.segment_any_hit(&s).is_some());
-    assert!(trees.packed.segment_any_hit(&s).is_some());
+    assert!(trees.aabb.any_hit(s).is_some());
+    assert!(trees.packed.any_hit(s).is_some());
     assert_eq!(
         segment_triangle(&s, &mesh.triangle(TriangleId(0))).map(|h| h.t),
         Some(1.0)
     );
     // Reversed: a start exactly on the face, t = 0 for the segment and the ray.
     let r = Segment::new(s.b, s.a);
-    assert_eq!(trees.aabb.segment_closest_hit(&r).map(|h| h.t), Some(0.0));
+    assert_eq!(trees.aabb.closest_hit(r).map(|h| h.t), Some(0.0));
     let ray = Ray::new(r.a, r.b - r.a);
     assert_eq!(
         trees
             .aabb
-            .ray_closest_hit(&ray, 0.0, Real::INFINITY)
+            .closest_hit(ray.span(0.0, Real::INFINITY))
             .map(|h| h.t),
         Some(0.0)
     );

@@ -105,8 +105,8 @@ fn segment_queries_agree_with_brute_force_on_every_mesh() {
             let expected = brute_segment(&triangles, s);
             blocked += usize::from(expected.is_some());
             for (kind, any, closest) in [
-                ("AABB", aabb.segment_any_hit(s), aabb.segment_closest_hit(s)),
-                ("OBB", obb.segment_any_hit(s), obb.segment_closest_hit(s)),
+                ("AABB", aabb.any_hit(s), aabb.closest_hit(s)),
+                ("OBB", obb.any_hit(s), obb.closest_hit(s)),
             ] {
                 assert_eq!(
                     any.is_some(),
@@ -164,12 +164,8 @@ fn trees_larger_than_the_caches_take_the_prefetching_kernels_and_agree() {
     for s in &segments {
         let expected = brute_segment(&triangles, s);
         blocked += usize::from(expected.is_some());
-        assert_eq!(
-            tree.segment_any_hit(s).is_some(),
-            expected.is_some(),
-            "{s:?}"
-        );
-        let closest = tree.segment_closest_hit(s).map(|h| h.t);
+        assert_eq!(tree.any_hit(s).is_some(), expected.is_some(), "{s:?}");
+        let closest = tree.closest_hit(s).map(|h| h.t);
         assert_eq!(closest, expected.map(|e| e.0), "{s:?}");
     }
     assert!(blocked > segments.len() / 20 && blocked < segments.len());
@@ -180,7 +176,7 @@ fn all_hits_are_sorted_and_complete() {
     for (name, mesh) in meshes() {
         let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
         for s in random_segments(&mesh, 300, 77) {
-            let hits = tree.segment_all_hits(&s);
+            let hits = tree.all_hits(s);
             let ray = WatertightRay::from_segment(&s);
             let expected: Vec<(Real, u32)> = match ray {
                 Some(ray) => {
@@ -223,9 +219,9 @@ fn rays_from_inside_a_closed_mesh_aimed_at_every_vertex_and_edge_midpoint_hit() 
             let obb = MeshTree::<Obb>::build(mesh.clone(), &BuildOptions::gottschalk());
             let hit = |ray: &Ray| {
                 if tree_kind == "AABB" {
-                    aabb.ray_any_hit(ray, 0.0, Real::INFINITY)
+                    aabb.any_hit(ray.span(0.0, Real::INFINITY))
                 } else {
-                    obb.ray_any_hit(ray, 0.0, Real::INFINITY)
+                    obb.any_hit(ray.span(0.0, Real::INFINITY))
                 }
             };
             let mut targets: Vec<Point> = mesh.vertices().to_vec();
@@ -260,15 +256,10 @@ fn segment_ending_exactly_on_a_surface_is_blocked_and_margins_ignore_it() {
     let eye = Point::new(-5.0, 0.25, 0.5);
     let on_face = Point::new(-1.0, 0.25, 0.5);
     assert!(
-        tree.segment_is_blocked(&Segment::new(eye, on_face)),
+        tree.any_hit(Segment::new(eye, on_face)).is_some(),
         "an endpoint on the surface counts as a hit"
     );
-    assert_eq!(
-        tree.segment_closest_hit(&Segment::new(eye, on_face))
-            .unwrap()
-            .t,
-        1.0
-    );
+    assert_eq!(tree.closest_hit(Segment::new(eye, on_face)).unwrap().t, 1.0);
     let options = SightOptions::default().with_endpoint_margins(0.0, 1e-3);
     assert_eq!(
         tree.line_of_sight(&eye, &on_face, &options),
@@ -313,31 +304,31 @@ fn degenerate_queries_do_not_panic_and_answer_as_documented() {
     let p = Point::new(0.0, 0.0, 1.0); // a vertex of the icosphere? (on the sphere in any case)
     let zero = Segment::new(Point::new(3.0, 0.0, 0.0), Point::new(3.0, 0.0, 0.0));
     assert!(
-        tree.segment_any_hit(&zero).is_none(),
+        tree.any_hit(zero).is_none(),
         "zero-length segments never hit"
     );
-    assert!(tree.segment_closest_hit(&zero).is_none());
-    assert!(tree.segment_all_hits(&zero).is_empty());
+    assert!(tree.closest_hit(zero).is_none());
+    assert!(tree.all_hits(zero).is_empty());
     let nan = Point::new(Real::NAN, 0.0, 0.0);
     for s in [
         Segment::new(nan, p),
         Segment::new(p, nan),
         Segment::new(Point::new(Real::INFINITY, 0.0, 0.0), p),
     ] {
-        assert!(tree.segment_any_hit(&s).is_none());
-        assert!(tree.segment_closest_hit(&s).is_none());
-        assert!(tree.segment_all_hits(&s).is_empty());
+        assert!(tree.any_hit(s).is_none());
+        assert!(tree.closest_hit(s).is_none());
+        assert!(tree.all_hits(s).is_empty());
     }
     assert_eq!(
         tree.line_of_sight(&nan, &p, &SightOptions::default()),
         Visibility::Invalid
     );
     assert!(
-        tree.ray_closest_hit(&Ray::new(Point::origin(), Vector::x()), Real::NAN, 1.0)
+        tree.closest_hit((Ray::new(Point::origin(), Vector::x())).span(Real::NAN, 1.0))
             .is_none()
     );
     assert!(
-        tree.ray_closest_hit(&Ray::new(Point::origin(), Vector::x()), 2.0, 1.0)
+        tree.closest_hit((Ray::new(Point::origin(), Vector::x())).span(2.0, 1.0))
             .is_none(),
         "empty t range"
     );
@@ -364,7 +355,7 @@ fn zero_area_triangles_never_produce_hits() {
     assert_eq!(mesh.report().degenerate_triangles, 2);
     let tree = MeshTree::<Aabb>::build(mesh, &BuildOptions::sah());
     let s = Segment::new(Point::new(0.0, 0.0, 2.0), Point::new(0.0, 0.0, -2.0));
-    let hits = tree.segment_all_hits(&s);
+    let hits = tree.all_hits(s);
     assert_eq!(
         hits.len(),
         2,
@@ -373,7 +364,7 @@ fn zero_area_triangles_never_produce_hits() {
     assert!(hits.iter().all(|h| h.triangle.0 < 2));
     let along = Segment::new(Point::new(-3.0, 0.0, 1.0), Point::new(3.0, 0.0, 1.0));
     assert!(
-        tree.segment_any_hit(&along).is_none(),
+        tree.any_hit(along).is_none(),
         "a segment along a degenerate sliver is not blocked"
     );
 }
@@ -392,10 +383,7 @@ fn placed_meshes_answer_in_world_space() {
         );
         let placed = tree.placed(pose);
         for s in random_segments(world.mesh(), 200, rng.next_u64()) {
-            let (a, b) = (
-                placed.segment_closest_hit(&s),
-                world.segment_closest_hit(&s),
-            );
+            let (a, b) = (placed.closest_hit(s), world.closest_hit(s));
             let near_end = |t: Real| !(1e-3..=1.0 - 1e-3).contains(&t);
             match (a, b) {
                 (Some(a), Some(b)) if (a.t - b.t).abs() <= 1e-4 => {
@@ -423,7 +411,7 @@ fn grazing(tree: &MeshTree<Aabb>, s: &Segment) -> bool {
     let scale = 1e-4 * tree.mesh().aabb().extents().amax();
     let tilt = Vector::new(scale, -scale, scale);
     let nudged = Segment::new(s.a + tilt, s.b + tilt);
-    tree.segment_any_hit(s).is_some() != tree.segment_any_hit(&nudged).is_some()
+    tree.any_hit(s).is_some() != tree.any_hit(nudged).is_some()
 }
 
 #[test]
@@ -432,7 +420,7 @@ fn batch_answers_equal_serial_answers_in_order() {
     let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
     let segments = random_segments(&mesh, 5000, 4);
     let batch = collected(|o| tree.segments_any_hit(&segments, Threads::All, o));
-    let serial: Vec<_> = segments.iter().map(|s| tree.segment_any_hit(s)).collect();
+    let serial: Vec<_> = segments.iter().map(|s| tree.any_hit(s)).collect();
     assert_eq!(batch, serial);
     let eye = Point::new(0.0, 0.1, 0.5);
     let targets: Vec<Point> = segments.iter().map(|s| s.b).collect();
@@ -447,7 +435,7 @@ fn batch_answers_equal_serial_answers_in_order() {
     let closest = collected(|o| tree.rays_closest_hit(&rays, 1.0, Threads::All, o));
     let serial_closest: Vec<_> = rays
         .iter()
-        .map(|r| tree.ray_closest_hit(r, 0.0, 1.0))
+        .map(|r| tree.closest_hit(r.span(0.0, 1.0)))
         .collect();
     assert_eq!(closest, serial_closest);
 }
@@ -493,7 +481,7 @@ fn batches_match_single_queries<V: BoundingVolume>(tree: &MeshTree<V>, mesh: &Tr
     // Batch sizes below, at and above the 16 descents in flight.
     for (count, seed) in [(0, 1), (1, 2), (3, 3), (16, 4), (17, 5), (4001, 6)] {
         let segments = awkward_batch(mesh, count, seed);
-        let one_by_one: Vec<_> = segments.iter().map(|s| tree.segment_any_hit(s)).collect();
+        let one_by_one: Vec<_> = segments.iter().map(|s| tree.any_hit(s)).collect();
         // A reused buffer of the wrong length and contents is overwritten.
         let mut out = vec![Some(TriangleId(5)); 7];
         tree.segments_any_hit(&segments, Threads::Current, &mut out);
@@ -507,7 +495,7 @@ fn batches_match_single_queries<V: BoundingVolume>(tree: &MeshTree<V>, mesh: &Tr
         for t_max in [1.0, 0.5, Real::INFINITY] {
             let one_by_one: Vec<_> = rays
                 .iter()
-                .map(|r| tree.ray_closest_hit(r, 0.0, t_max))
+                .map(|r| tree.closest_hit(r.span(0.0, t_max)))
                 .collect();
             let mut out = Vec::new();
             tree.rays_closest_hit(&rays, t_max, Threads::Current, &mut out);
@@ -588,7 +576,7 @@ fn tiny_and_huge_meshes_keep_their_hits() {
         segments
             .iter()
             .map(|s| {
-                tree.segment_any_hit(&Segment::new(
+                tree.any_hit(Segment::new(
                     Point::from(s.a.coords * scale),
                     Point::from(s.b.coords * scale),
                 ))
@@ -679,18 +667,13 @@ fn check_against_brute_force<V: BoundingVolume>(
     for s in segments {
         let expected = brute_segment(triangles, s);
         hits += usize::from(expected.is_some());
-        prop_assert_eq!(
-            tree.segment_any_hit(s).is_some(),
-            expected.is_some(),
-            "{:?}",
-            s
-        );
-        let closest = tree.segment_closest_hit(s).map(|h| (h.t, h.triangle));
+        prop_assert_eq!(tree.any_hit(s).is_some(), expected.is_some(), "{:?}", s);
+        let closest = tree.closest_hit(s).map(|h| (h.t, h.triangle));
         prop_assert_eq!(closest, expected, "{:?}", s);
     }
     // Segments ending on a vertex always hit; random ones mostly miss.
     prop_assert!(hits > segments.len() / 6 && hits < segments.len());
-    let one_by_one: Vec<_> = segments.iter().map(|s| tree.segment_any_hit(s)).collect();
+    let one_by_one: Vec<_> = segments.iter().map(|s| tree.any_hit(s)).collect();
     let mut batch = Vec::new();
     tree.segments_any_hit(segments, Threads::Current, &mut batch);
     prop_assert_eq!(batch, one_by_one);

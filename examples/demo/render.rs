@@ -3,7 +3,7 @@
 //! One closest-hit ray per pixel (`MeshTree::rays_closest_hit`, a parallel
 //! batch), Lambert shading by the hit normal, shadows from one any-hit segment
 //! per lit pixel toward the sun (`MeshTree::segments_any_hit`), posed extra
-//! meshes through `PlacedMesh::ray_closest_hit`, and a light haze with distance.
+//! meshes through `PlacedMesh::closest_hit`, and a light haze with distance.
 //! Overlays — target dots and the wireframe boxes of a tree cut at one depth —
 //! are drawn with the same pinhole camera. The result is an in-memory RGB
 //! buffer; PNG encoding lives in `png.rs`.
@@ -292,7 +292,7 @@ pub fn render<V: BoundingVolume, W: BoundingVolume>(
             });
             for instance in instances {
                 let reach = best.map_or(Real::INFINITY, |s| s.t);
-                if let Some(h) = instance.placed.ray_closest_hit(ray, 0.0, reach) {
+                if let Some(h) = instance.placed.closest_hit(ray.span(0.0, reach)) {
                     best = Some(Surface {
                         t: h.t,
                         normal: h.normal,

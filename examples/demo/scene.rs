@@ -178,7 +178,7 @@ impl Scene {
         let ground_at = |x: Real, y: Real| {
             let ray = Ray::new(Point::new(x, y, 1000.0), -up);
             ground
-                .ray_closest_hit(&ray, 0.0, Real::INFINITY)
+                .closest_hit(ray.span(0.0, Real::INFINITY))
                 .map_or(0.0, |hit| ray.point_at(hit.t).z)
         };
 

@@ -20,7 +20,7 @@ use crate::shape::{Ray, Segment};
 /// of `eye + t (target − eye)`, with both bounds computed in `f32`. The ends
 /// of the shrunk segment count like any segment's ends: a surface exactly at
 /// one of them blocks, decided exactly for those rounded `t` (see
-/// [`MeshTree::segment_any_hit`]). With zero margins the ends are the eye
+/// [`MeshTree::any_hit`]). With zero margins the ends are the eye
 /// and the target themselves, so a target sampled exactly on a surface is
 /// blocked by that surface: give the target a margin, or ignore its
 /// triangles, to look *at* a surface point.
@@ -147,7 +147,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         );
     }
 
-    /// [`MeshTree::segment_any_hit`] for many segments: the answers go into
+    /// [`MeshTree::any_hit`] for many segments: the answers go into
     /// `out` in the segments' order (`out` is cleared first; reusing it
     /// across frames saves the allocation), computed on the `threads`
     /// chosen. The answers are exactly those of one call per segment.
@@ -172,7 +172,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         );
     }
 
-    /// [`MeshTree::ray_closest_hit`] for many rays sharing one `t_max`
+    /// [`MeshTree::closest_hit`] for many rays sharing one `t_max`
     /// (over `[0, t_max]`), into `out` in the rays' order, on the `threads`
     /// chosen (see [`MeshTree::segments_any_hit`]).
     pub fn rays_closest_hit(

@@ -20,7 +20,7 @@ use crate::intersect::{TriangleHit, WatertightRay, end_thresholds};
 use crate::math::{Point, Real, Vector, is_finite_point};
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::TriangleId;
-use crate::shape::{Ray, Segment};
+use crate::shape::{Ray, RaySpan, Segment};
 
 /// Where a ray or segment hits a mesh.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -156,44 +156,39 @@ impl PreparedRay {
 }
 
 impl<V: BoundingVolume> MeshTree<V> {
-    /// The first triangle found that the segment touches, with early exit
-    /// (occlusion query); `None` when nothing blocks it.
+    /// The first triangle found that the span touches, with early exit
+    /// (occlusion query: line of sight); `None` when nothing blocks it.
+    /// Takes a segment (`&segment`) or a ray over a range (`ray.span(0.0,
+    /// t_max)`, or `&ray` for the whole ray).
     ///
     /// Endpoints count, exactly: a segment starting or ending exactly on a
     /// triangle (face, edge or vertex) touches it, one stopping an ulp short
     /// does not (see [`WatertightRay::intersect`] for the whole contract).
-    /// The same holds for every segment and ray query of this type, OBB and
-    /// AABB trees, single queries and batches.
+    /// The same holds for every raycast of this type, OBB and AABB trees,
+    /// single queries and batches. NaN or infinite input gives `None`.
     #[must_use]
-    pub fn segment_any_hit(&self, segment: &Segment) -> Option<TriangleId> {
-        self.any_hit_query(&segment.to_ray(), Some(segment.b), 0.0, 1.0)
+    pub fn any_hit(&self, span: impl Into<RaySpan>) -> Option<TriangleId> {
+        let span = span.into();
+        self.any_hit_query(&span.ray, span.end, span.t_min, span.t_max)
     }
 
-    /// True when the segment touches the mesh.
+    /// The closest hit along the span (ties at equal `t` go to the lower
+    /// triangle id, so answers do not depend on the tree's shape).
     #[must_use]
-    pub fn segment_is_blocked(&self, segment: &Segment) -> bool {
-        self.segment_any_hit(segment).is_some()
+    pub fn closest_hit(&self, span: impl Into<RaySpan>) -> Option<RayHit> {
+        let span = span.into();
+        self.closest_hit_query(&span.ray, span.end, span.t_min, span.t_max)
     }
 
-    /// The closest hit along the segment (`t ∈ [0, 1]`).
+    /// Every hit along the span, sorted by `t` (ties by triangle id).
     #[must_use]
-    pub fn segment_closest_hit(&self, segment: &Segment) -> Option<RayHit> {
-        self.closest_hit_query(&segment.to_ray(), Some(segment.b), 0.0, 1.0)
-    }
-
-    /// Every hit along the segment, sorted by `t` (ties by triangle id).
-    #[must_use]
-    pub fn segment_all_hits(&self, segment: &Segment) -> Vec<RayHit> {
-        let Some(prepared) = PreparedRay::segment(segment, 0.0, 1.0) else {
+    pub fn all_hits(&self, span: impl Into<RaySpan>) -> Vec<RayHit> {
+        let span = span.into();
+        let Some(prepared) = PreparedRay::with_end(&span.ray, span.end, span.t_min, span.t_max)
+        else {
             return Vec::new();
         };
         self.all_hits_prepared(&prepared)
-    }
-
-    /// Any triangle hit with `t ∈ [t_min, t_max]`, found with early exit and no ordering.
-    #[must_use]
-    pub fn ray_any_hit(&self, ray: &Ray, t_min: Real, t_max: Real) -> Option<TriangleId> {
-        self.any_hit_query(ray, None, t_min, t_max)
     }
 
     /// Any hit of `ray` over `[t_min, t_max]`, `end` being the exact point
@@ -233,12 +228,6 @@ impl<V: BoundingVolume> MeshTree<V> {
         self.wide_any_hit_in(wide, &prepared, &|_| false)
     }
 
-    /// The closest hit with `t ∈ [t_min, t_max]` (`t_max` may be infinite).
-    #[must_use]
-    pub fn ray_closest_hit(&self, ray: &Ray, t_min: Real, t_max: Real) -> Option<RayHit> {
-        self.closest_hit_query(ray, None, t_min, t_max)
-    }
-
     /// The closest hit of `ray` over `[t_min, t_max]`, `end` being the
     /// exact point at `t = 1` of a segment.
     #[inline(always)]
@@ -261,7 +250,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 
     /// The whole closest-hit query on an 8-wide layout in AVX2 code (see
-    /// [`MeshTree::ray_any_hit_avx2`]).
+    /// `ray_any_hit_avx2`).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
     fn ray_closest_hit_avx2(
@@ -276,15 +265,6 @@ impl<V: BoundingVolume> MeshTree<V> {
         // SAFETY: this function only runs on CPUs with AVX2, hence AVX.
         let closest = unsafe { self.wide_closest_hit_in::<8, true>(wide, &prepared) };
         closest.map(|c| self.ray_hit(c))
-    }
-
-    /// Every hit with `t ∈ [t_min, t_max]`, sorted by `t` (ties by triangle id).
-    #[must_use]
-    pub fn ray_all_hits(&self, ray: &Ray, t_min: Real, t_max: Real) -> Vec<RayHit> {
-        let Some(prepared) = PreparedRay::new(ray, t_min, t_max) else {
-            return Vec::new();
-        };
-        self.all_hits_prepared(&prepared)
     }
 
     fn all_hits_prepared(&self, prepared: &PreparedRay) -> Vec<RayHit> {
@@ -560,60 +540,55 @@ impl<V: BoundingVolume> MeshTree<V> {
 }
 
 impl<V: BoundingVolume> PlacedMesh<'_, V> {
-    fn ray_to_local(&self, ray: &Ray) -> Ray {
-        Ray::new(
-            self.pose.inverse_transform_point(&ray.origin),
-            self.pose.inverse_transform_vector(&ray.direction),
-        )
-    }
-
-    /// Both ends moved into the mesh's frame. The ends are exact there only
-    /// when the pose maps them exactly (the identity, translations by
-    /// representable steps); otherwise they are rounded like any point.
-    fn segment_to_local(&self, segment: &Segment) -> Segment {
-        Segment::new(
-            self.pose.inverse_transform_point(&segment.a),
-            self.pose.inverse_transform_point(&segment.b),
-        )
-    }
-
-    /// [`MeshTree::segment_any_hit`] for a world-space segment.
-    #[must_use]
-    pub fn segment_any_hit(&self, segment: &Segment) -> Option<TriangleId> {
-        self.tree.segment_any_hit(&self.segment_to_local(segment))
-    }
-
-    /// [`MeshTree::ray_closest_hit`] for a world-space ray; the normal is returned in world space.
-    #[must_use]
-    pub fn ray_closest_hit(&self, ray: &Ray, t_min: Real, t_max: Real) -> Option<RayHit> {
-        self.tree
-            .ray_closest_hit(&self.ray_to_local(ray), t_min, t_max)
-            .map(|hit| RayHit {
-                normal: self.pose.rotation * hit.normal,
-                ..hit
-            })
-    }
-
-    /// [`MeshTree::segment_closest_hit`] for a world-space segment.
-    #[must_use]
-    pub fn segment_closest_hit(&self, segment: &Segment) -> Option<RayHit> {
-        self.tree
-            .segment_closest_hit(&self.segment_to_local(segment))
-            .map(|hit| RayHit {
-                normal: self.pose.rotation * hit.normal,
-                ..hit
-            })
-    }
-
-    /// [`MeshTree::ray_all_hits`] for a world-space ray; normals in world space.
-    #[must_use]
-    pub fn ray_all_hits(&self, ray: &Ray, t_min: Real, t_max: Real) -> Vec<RayHit> {
-        let mut hits = self
-            .tree
-            .ray_all_hits(&self.ray_to_local(ray), t_min, t_max);
-        for hit in &mut hits {
-            hit.normal = self.pose.rotation * hit.normal;
+    /// The span moved into the mesh's frame: a ray's origin and direction,
+    /// a segment's two ends. The ends are exact there only when the pose
+    /// maps them exactly (the identity, translations by representable
+    /// steps); otherwise they are rounded like any point.
+    fn span_to_local(&self, span: RaySpan) -> RaySpan {
+        match span.end {
+            Some(b) => {
+                let a = self.pose.inverse_transform_point(&span.ray.origin);
+                let b = self.pose.inverse_transform_point(&b);
+                RaySpan {
+                    t_min: span.t_min,
+                    t_max: span.t_max,
+                    ..RaySpan::segment(&Segment::new(a, b))
+                }
+            }
+            None => Ray::new(
+                self.pose.inverse_transform_point(&span.ray.origin),
+                self.pose.inverse_transform_vector(&span.ray.direction),
+            )
+            .span(span.t_min, span.t_max),
         }
-        hits
+    }
+
+    /// The hit with its normal turned into the world frame.
+    fn hit_in_world(&self, hit: RayHit) -> RayHit {
+        RayHit {
+            normal: self.pose.rotation * hit.normal,
+            ..hit
+        }
+    }
+
+    /// [`MeshTree::any_hit`] for a world-space span.
+    #[must_use]
+    pub fn any_hit(&self, span: impl Into<RaySpan>) -> Option<TriangleId> {
+        self.tree.any_hit(self.span_to_local(span.into()))
+    }
+
+    /// [`MeshTree::closest_hit`] for a world-space span; the normal is
+    /// returned in world space.
+    #[must_use]
+    pub fn closest_hit(&self, span: impl Into<RaySpan>) -> Option<RayHit> {
+        let hit = self.tree.closest_hit(self.span_to_local(span.into()));
+        hit.map(|hit| self.hit_in_world(hit))
+    }
+
+    /// [`MeshTree::all_hits`] for a world-space span; normals in world space.
+    #[must_use]
+    pub fn all_hits(&self, span: impl Into<RaySpan>) -> Vec<RayHit> {
+        let hits = self.tree.all_hits(self.span_to_local(span.into()));
+        hits.into_iter().map(|hit| self.hit_in_world(hit)).collect()
     }
 }

@@ -17,7 +17,7 @@ use crate::shape::TriangleId;
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     /// The any-hit kernel for a prepared ray, in AVX2 code when the CPU
     /// has it. The public entry points go further and run the whole query,
-    /// ray set-up included, in AVX2 code (`ray_any_hit` in `raycast.rs`).
+    /// ray set-up included, in AVX2 code (`MeshTree::any_hit` in `raycast.rs`).
     #[inline(always)]
     pub(crate) fn wide_any_hit(
         &self,

@@ -10,6 +10,6 @@ mod triangle;
 
 pub use id::TriangleId;
 pub use plane::{Plane, PlaneError};
-pub use ray::{Ray, Segment};
+pub use ray::{Ray, RaySpan, Segment};
 pub use soup::TriangleSoup;
 pub use triangle::Triangle;

@@ -79,3 +79,81 @@ impl Segment {
         Ray::new(self.a, self.direction())
     }
 }
+
+/// The stretch of a ray a query looks along: a segment, or a ray over a
+/// parameter range. Every raycast takes one (`tree.any_hit(&segment)`,
+/// `tree.closest_hit(ray.span(0.0, t_max))`), so each query is one method.
+///
+/// A segment keeps its end `b` as the exact point at `t = 1`, which
+/// `a + 1·(b − a)` would only approximate once `b − a` is rounded: the
+/// ends of a segment are decided exactly (see the endpoint contract of
+/// [`crate::intersect::WatertightRay::intersect`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RaySpan {
+    /// The ray; for a segment `a + t (b − a)`.
+    pub ray: Ray,
+    /// The exact point at `t = 1`, for a segment.
+    pub end: Option<Point>,
+    /// Start of the range (inclusive).
+    pub t_min: Real,
+    /// End of the range (inclusive; may be infinite).
+    pub t_max: Real,
+}
+
+impl RaySpan {
+    /// The segment `a → b` over `t ∈ [0, 1]`.
+    #[must_use]
+    pub fn segment(segment: &Segment) -> Self {
+        RaySpan {
+            ray: segment.to_ray(),
+            end: Some(segment.b),
+            t_min: 0.0,
+            t_max: 1.0,
+        }
+    }
+}
+
+impl Ray {
+    /// This ray over `t ∈ [t_min, t_max]` (`t_max` may be infinite).
+    #[must_use]
+    pub fn span(&self, t_min: Real, t_max: Real) -> RaySpan {
+        RaySpan {
+            ray: *self,
+            end: None,
+            t_min,
+            t_max,
+        }
+    }
+}
+
+impl From<&RaySpan> for RaySpan {
+    fn from(span: &RaySpan) -> Self {
+        *span
+    }
+}
+
+impl From<&Segment> for RaySpan {
+    fn from(segment: &Segment) -> Self {
+        RaySpan::segment(segment)
+    }
+}
+
+impl From<Segment> for RaySpan {
+    fn from(segment: Segment) -> Self {
+        RaySpan::segment(&segment)
+    }
+}
+
+/// The whole ray, `t ∈ [0, ∞)`.
+impl From<Ray> for RaySpan {
+    fn from(ray: Ray) -> Self {
+        ray.span(0.0, Real::INFINITY)
+    }
+}
+
+/// The whole ray, `t ∈ [0, ∞)`.
+impl From<&Ray> for RaySpan {
+    fn from(ray: &Ray) -> Self {
+        ray.span(0.0, Real::INFINITY)
+    }
+}
