@@ -1,15 +1,34 @@
 //! # boxtree
 //!
 //! Bounding-volume hierarchies over triangle meshes, and the exact primitive
-//! tests they stand on.
+//! tests they stand on: line of sight, first hits and mesh overlap.
 //!
-//! The crate is layered; each layer uses only the ones above it in this list:
+//! ```
+//! use boxtree::{Aabb, MeshTree, Point, Segment, TriMesh};
 //!
-//! 1. [`math`]: the `f32` scalar alias and nalgebra types.
-//! 2. [`bounding_volume`] and [`shape`]: plain data ([`Aabb`], [`Obb`],
-//!    [`Sphere`], [`Plane`], [`Ray`], [`Segment`], [`Triangle`]).
-//! 3. [`intersect`] and [`sweep`]: one pair test per file, each citing its source.
-//! 4. [`fit`]: bounding-volume construction (hulls, spheres, OBBs).
+//! // A mesh (or `TriMesh::load("level.obj")?`), a tree with its volume's preset.
+//! let tree = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 1.0, 2));
+//! // Is the segment blocked, and where does it first hit?
+//! let sight = Segment::new(Point::new(-3.0, 0.0, 0.0), Point::new(3.0, 0.0, 0.0));
+//! assert!(tree.any_hit(&sight).is_some());
+//! let hit = tree.closest_hit(&sight).expect("it crosses the ball");
+//! assert!(hit.t > 0.3 && hit.t < 0.4 && hit.normal.x < 0.0);
+//! ```
+//!
+//! The crate is layered; each layer uses only the ones before it:
+//!
+//! 1. [`math`]: the `f32` scalar alias and nalgebra types (with the private
+//!    platform helpers: huge pages, CPU detection).
+//! 2. Exact predicates (private): orientation signs exact for `f32` input.
+//! 3. [`bounding_volume`] and [`shape`]: plain data ([`Aabb`], [`Obb`],
+//!    [`Sphere`], [`Plane`], [`Ray`], [`RaySpan`], [`Segment`], [`Triangle`],
+//!    [`TriangleId`], [`TriangleSoup`]).
+//! 4. [`intersect`] and [`sweep`]: one pair test per file, each citing its source.
+//! 5. [`fit`]: bounding-volume construction (hulls, spheres, OBBs).
+//! 6. [`bvh`]: one tree generic over its volume, built over a [`TriangleSoup`].
+//! 7. [`mesh`]: validated triangle soups ([`TriMesh`]) and their file loaders.
+//! 8. [`query`]: [`MeshTree`] and [`PlacedMesh`], joining a mesh and its tree:
+//!    raycasts, line of sight, batches, mesh-vs-mesh overlap, region queries.
 //!
 //! Types are re-exported at the crate root; the tests themselves are called
 //! through their layer (`boxtree::intersect::segment_triangle`,

@@ -34,8 +34,8 @@ use std::mem::ManuallyDrop;
 
 use crate::bvh::{BoundingVolume, BuildOptions, Bvh, Node, NodeId, NodeKind, SplitRule};
 use crate::math::Real;
-use crate::mesh::{TriMesh, TriangleId};
 use crate::shape::Triangle;
+use crate::shape::{TriangleId, TriangleSoup};
 
 use prim::{Bounds, MAX_RUN, NodeSummary, PrimRef, prim_refs, triangle_count};
 use sah::{AxisBins, MAX_BINS};
@@ -54,7 +54,7 @@ struct Halves {
 
 /// One builder per thread: shared read-only inputs plus scratch buffers.
 struct Builder<'a> {
-    mesh: &'a TriMesh,
+    mesh: &'a TriangleSoup<'a>,
     options: &'a BuildOptions,
     scratch: Vec<Triangle>,
     /// Where [`Halves::partition`] writes a node's records before copying them back.
@@ -132,9 +132,12 @@ struct Subtree<V> {
 }
 
 impl<V: BoundingVolume> Bvh<V> {
-    /// Builds a tree over every triangle of `mesh` with the given options.
+    /// Builds a tree over every triangle of `mesh` (a `&TriMesh`, or the
+    /// borrowed soup of one) with the given options.
     #[must_use]
-    pub fn build(mesh: &TriMesh, options: &BuildOptions) -> Bvh<V> {
+    pub fn build<'a>(mesh: impl Into<TriangleSoup<'a>>, options: &BuildOptions) -> Bvh<V> {
+        let soup = mesh.into();
+        let mesh = &soup;
         // Records of several triangles are only SAH's: a leaf holds whole
         // records, so runs longer than the largest leaf could not be split.
         let max_run = match options.split {
@@ -190,7 +193,7 @@ fn leaves_by_triangle<V: BoundingVolume>(nodes: &mut [Node<V>], prims: &[PrimRef
 
 #[cfg(feature = "parallel")]
 fn build_nodes<V: BoundingVolume>(
-    mesh: &TriMesh,
+    mesh: &TriangleSoup<'_>,
     options: &BuildOptions,
     prims: &mut [PrimRef],
 ) -> Subtree<V> {
@@ -205,7 +208,7 @@ fn build_nodes<V: BoundingVolume>(
 
 #[cfg(not(feature = "parallel"))]
 fn build_nodes<V: BoundingVolume>(
-    mesh: &TriMesh,
+    mesh: &TriangleSoup<'_>,
     options: &BuildOptions,
     prims: &mut [PrimRef],
 ) -> Subtree<V> {
@@ -214,7 +217,7 @@ fn build_nodes<V: BoundingVolume>(
 }
 
 impl<'a> Builder<'a> {
-    fn new(mesh: &'a TriMesh, options: &'a BuildOptions, runs: bool) -> Self {
+    fn new(mesh: &'a TriangleSoup<'a>, options: &'a BuildOptions, runs: bool) -> Self {
         Builder {
             mesh,
             options,

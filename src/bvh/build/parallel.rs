@@ -10,7 +10,7 @@
 use super::prim::{NodeSummary, PrimRef};
 use super::{Builder, Halves, Subtree};
 use crate::bvh::{BoundingVolume, BuildOptions, Node};
-use crate::mesh::TriMesh;
+use crate::shape::TriangleSoup;
 
 /// Below this many records a subtree is built serially.
 const PARALLEL_MIN_RECORDS: usize = 4096;
@@ -21,7 +21,7 @@ impl Builder<'_> {
     /// Builds the subtree over `ids` (positions `offset ..` of the leaf order),
     /// forking the two children onto the rayon pool while subtrees are large.
     pub(super) fn build_parallel<V: BoundingVolume>(
-        mesh: &TriMesh,
+        mesh: &TriangleSoup<'_>,
         options: &BuildOptions,
         runs: bool,
         ids: &mut [PrimRef],

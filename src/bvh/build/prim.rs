@@ -6,7 +6,7 @@
 
 use crate::bounding_volume::Aabb;
 use crate::math::{ID_LANES_FREE_BIT, Point, Real, id_from_lanes, id_to_lanes};
-use crate::mesh::TriMesh;
+use crate::shape::TriangleSoup;
 
 /// Longest run of triangles one record stands for (a power of two, within
 /// the mantissa bits [`id_to_lanes`] leaves free); the runs are also
@@ -228,7 +228,7 @@ impl NodeSummary {
 /// leaf is cheaper than separating them, so the tree hardly changes (FCL's
 /// env: SAH cost 17.615 before, 17.612 after), but every pass over a node
 /// reads fewer records (env: 2,180 triangles, 1,110 records).
-pub(super) fn prim_refs(mesh: &TriMesh, max_run: u32) -> Vec<PrimRef> {
+pub(super) fn prim_refs(mesh: &TriangleSoup<'_>, max_run: u32) -> Vec<PrimRef> {
     let vertices = mesh.vertices();
     let lanes = |i: u32| {
         let p = &vertices[i as usize];
