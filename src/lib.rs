@@ -34,13 +34,16 @@
 //! through their layer (`boxtree::intersect::segment_triangle`,
 //! `boxtree::sweep::sweep_sphere_plane`), so a call names what it does.
 #![deny(missing_docs)]
+// Unsafe code lives in three modules only, each allowing it with a reason:
+// `simd` (intrinsics and CPU dispatch), `memory` (huge-page advice) and
+// `bvh::stack` (the uninitialised traversal stack).
+#![deny(unsafe_code)]
 #![warn(clippy::all)]
 // `!(a <= b)` is how this crate makes NaN fail a test: intentional throughout.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod bounding_volume;
 pub mod bvh;
-mod cpu;
 mod exact;
 pub mod fit;
 pub mod intersect;
@@ -49,6 +52,7 @@ mod memory;
 pub mod mesh;
 pub mod query;
 pub mod shape;
+mod simd;
 pub mod sweep;
 
 #[cfg(test)]

@@ -12,6 +12,8 @@
 //!
 //! The advice is a hint: without transparent huge pages, or on other
 //! systems, the arrays are ordinary vectors and the answers are the same.
+// `madvise` on the pages of arrays this module allocates.
+#![allow(unsafe_code)]
 
 /// Huge-page size on x86-64 and most aarch64 Linux systems.
 #[cfg(target_os = "linux")]

@@ -20,7 +20,7 @@ mod wide;
 pub use node::{Node, NodeId, NodeKind};
 pub use options::{BuildOptions, SplitRule};
 pub use ray::TraversalRay;
-pub(crate) use stack::{ARRAY_STACK_DEPTH, ArrayStack, StackItems, TraversalStack, stack_items};
+pub(crate) use stack::{ARRAY_STACK_DEPTH, ArrayStack, ParkedStack, TraversalStack, stack_items};
 pub use stats::TreeStats;
 pub use traverse::Visit;
 pub use validate::ValidationError;

@@ -2,6 +2,8 @@
 //! the builders make in practice), a growable one otherwise, behind one trait
 //! so each kernel is compiled once per stack type without a per-push branch
 //! for spilling.
+// Traversal stacks in uninitialised fixed arrays: no per-query zeroing.
+#![allow(unsafe_code)]
 
 use std::mem::MaybeUninit;
 
@@ -59,24 +61,6 @@ impl<'a, T: Copy> ArrayStack<'a, T> {
     pub fn new(items: &'a mut StackItems<T>) -> Self {
         ArrayStack { items, len: 0 }
     }
-
-    /// A stack over `items` whose first `len` entries are pending: resumes
-    /// a descent that was parked (batched kernels interleave several).
-    ///
-    /// # Safety
-    /// The first `len` entries must be initialised: `len` is the length of
-    /// an earlier stack over the same `items` (or 0).
-    #[inline(always)]
-    pub(crate) unsafe fn resume(items: &'a mut StackItems<T>, len: usize) -> Self {
-        ArrayStack { items, len }
-    }
-
-    /// Number of pending entries.
-    #[must_use]
-    #[inline(always)]
-    pub fn len(&self) -> usize {
-        self.len
-    }
 }
 
 impl<T: Copy> TraversalStack<T> for ArrayStack<'_, T> {
@@ -102,6 +86,77 @@ impl<T: Copy> TraversalStack<T> for ArrayStack<'_, T> {
         self.len -= 1;
         // SAFETY: entries below the old `len` are initialised (see `items`).
         Some(unsafe { self.items[self.len].assume_init() })
+    }
+}
+
+/// A fixed-array stack parked between the steps of an interleaved descent:
+/// its entries and their count kept together, so resuming it needs no
+/// promise from the caller about which entries are initialised.
+pub(crate) struct ParkedStack<T> {
+    items: StackItems<T>,
+    /// Entries below `len` are initialised: only an [`ArrayStack`] over
+    /// `items` sets it, when a [`ResumedStack`] is dropped.
+    len: usize,
+}
+
+impl<T: Copy> ParkedStack<T> {
+    /// An empty parked stack.
+    #[must_use]
+    pub(crate) const fn new() -> Self {
+        ParkedStack {
+            items: stack_items(),
+            len: 0,
+        }
+    }
+
+    /// Empties the stack for the next descent.
+    #[inline(always)]
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// The stack, to push and pop until the returned value is dropped,
+    /// which parks its new length here.
+    #[inline(always)]
+    pub(crate) fn resume(&mut self) -> ResumedStack<'_, T> {
+        ResumedStack {
+            stack: ArrayStack {
+                items: &mut self.items,
+                len: self.len,
+            },
+            home: &mut self.len,
+        }
+    }
+}
+
+/// A [`ParkedStack`] in use: an [`ArrayStack`] whose length goes back to
+/// its parking place when dropped.
+pub(crate) struct ResumedStack<'a, T: Copy> {
+    stack: ArrayStack<'a, T>,
+    home: &'a mut usize,
+}
+
+impl<T: Copy> Drop for ResumedStack<'_, T> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        *self.home = self.stack.len;
+    }
+}
+
+impl<T: Copy> TraversalStack<T> for ResumedStack<'_, T> {
+    #[inline(always)]
+    fn push(&mut self, item: T) {
+        self.stack.push(item);
+    }
+
+    #[inline(always)]
+    fn push_if(&mut self, item: T, keep: bool) {
+        self.stack.push_if(item, keep);
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) -> Option<T> {
+        self.stack.pop()
     }
 }
 

@@ -18,6 +18,7 @@ use crate::bvh::ray::EXIT_PADDING;
 use crate::bvh::{Bvh, NodeId, NodeKind, TraversalRay};
 use crate::math::Real;
 use crate::memory::copy_to_huge_pages;
+use crate::simd::{Isa, SlabRows};
 
 /// Marks a leaf child: the low bits are the first position in the leaf order.
 const LEAF: u32 = 1 << 31;
@@ -231,148 +232,47 @@ impl<const W: usize> WideNode<W> {
         }
     }
 
-    /// [`WideNode::ray_entries`] written with vector intrinsics on x86-64:
-    /// for eight lanes the compiler split the plain loop into scattered
-    /// pairs of lanes wherever the entries were read back, so the
-    /// closest-hit kernel uses this. `AVX` takes
-    /// one 8-lane instruction per step instead of two 4-lane ones.
-    ///
-    /// # Safety
-    /// With `AVX`, the CPU must support AVX.
+    /// [`WideNode::ray_entries`] on the instruction set `isa` (see
+    /// `crate::simd`), for the closest-hit descents, which read the entries
+    /// back: for eight lanes the compiler split the plain loop into
+    /// scattered pairs of lanes wherever the entries were read back, so the
+    /// eight-lane forms are written with intrinsics. `at_ends` compares
+    /// exits not clamped by `t_max` (a closest-hit descent clamps by its
+    /// current reach, which may lie before the range's end).
     #[inline(always)]
-    pub(crate) unsafe fn ray_entries_in_registers<const AVX: bool>(
+    pub(crate) fn ray_entries_on<I: Isa>(
         &self,
+        isa: I,
         ray: &TraversalRay,
         t_min: Real,
         t_max: Real,
         ends: [Real; 2],
     ) -> SlabSpans<W> {
-        #[cfg(target_arch = "x86_64")]
-        if W == 8 {
-            if AVX {
-                // SAFETY: the caller promises AVX.
-                return unsafe { self.ray_entries_avx(ray, t_min, t_max, ends) };
-            }
-            let mut spans = SlabSpans {
-                enter: [0.0; W],
-                entered: 0,
-                at_ends: 0,
+        let eight = |side: usize| -> Option<[&[Real; 8]; 3]> {
+            let row = |axis: usize| -> Option<&[Real; 8]> {
+                let near_side = usize::from(ray.negative[axis]);
+                let side = if side == 0 { near_side } else { 1 - near_side };
+                self.bounds[side][axis].as_slice().try_into().ok()
             };
-            for half in [0, 4] {
-                let (enter, entered, at_ends) = self.ray_entries_sse(ray, t_min, t_max, ends, half);
-                spans.enter[half..half + 4].copy_from_slice(&enter);
-                spans.entered |= entered << half;
-                spans.at_ends |= at_ends << half;
-            }
-            return spans;
+            Some([row(0)?, row(1)?, row(2)?])
+        };
+        if let (Some(near), Some(far)) = (eight(0), eight(1)) {
+            let rows = SlabRows {
+                near,
+                far,
+                origin: ray.origin.coords.into(),
+                inverse: ray.inverse_direction.into(),
+            };
+            let slab = isa.slab8(&rows, t_min, t_max, ends, EXIT_PADDING);
+            let mut enter = [0.0; W];
+            enter.copy_from_slice(&slab.enter);
+            return SlabSpans {
+                enter,
+                entered: slab.entered,
+                at_ends: slab.at_ends,
+            };
         }
         self.ray_entries_plain::<true>(ray, t_min, t_max, ends)
-    }
-
-    /// The four lanes from `first` on, in SSE registers. `max(a, b)` is
-    /// `a > b ? a : b` and `min(a, b)` is `a < b ? a : b` per lane, so a NaN
-    /// slab bound leaves the running value as it was, as in the plain loop.
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    fn ray_entries_sse(
-        &self,
-        ray: &TraversalRay,
-        t_min: Real,
-        t_max: Real,
-        ends: [Real; 2],
-        first: usize,
-    ) -> ([Real; 4], u32, u32) {
-        use core::arch::x86_64::{
-            _mm_cmpge_ps, _mm_cmple_ps, _mm_load_ps, _mm_max_ps, _mm_min_ps, _mm_movemask_ps,
-            _mm_mul_ps, _mm_or_ps, _mm_set1_ps, _mm_storeu_ps, _mm_sub_ps,
-        };
-        assert!(first.is_multiple_of(4) && first + 4 <= W);
-        let mut entries = [0.0; 4];
-        // SAFETY: SSE is part of x86-64. Each load reads four floats from
-        // `first` on inside one `[Real; W]` row of a 64-byte aligned node:
-        // in bounds (asserted above) and 16-byte aligned (`first` is a
-        // multiple of four). The store writes the local array of four.
-        unsafe {
-            let mut enter = _mm_set1_ps(t_min);
-            let mut exit = _mm_set1_ps(t_max);
-            let mut reach = _mm_set1_ps(Real::INFINITY);
-            for axis in 0..3 {
-                let near_side = usize::from(ray.negative[axis]);
-                let near = _mm_load_ps(self.bounds[near_side][axis][first..].as_ptr());
-                let far = _mm_load_ps(self.bounds[1 - near_side][axis][first..].as_ptr());
-                let o = _mm_set1_ps(ray.origin[axis]);
-                let inv = _mm_set1_ps(ray.inverse_direction[axis]);
-                enter = _mm_max_ps(_mm_mul_ps(_mm_sub_ps(near, o), inv), enter);
-                let t_far = _mm_mul_ps(_mm_sub_ps(far, o), inv);
-                exit = _mm_min_ps(t_far, exit);
-                reach = _mm_min_ps(t_far, reach);
-            }
-            let padded = _mm_mul_ps(exit, _mm_set1_ps(EXIT_PADDING));
-            let at_ends = _mm_or_ps(
-                _mm_cmple_ps(enter, _mm_set1_ps(ends[0])),
-                _mm_cmpge_ps(reach, _mm_set1_ps(ends[1])),
-            );
-            _mm_storeu_ps(entries.as_mut_ptr(), enter);
-            (
-                entries,
-                _mm_movemask_ps(_mm_cmple_ps(enter, padded)) as u32,
-                _mm_movemask_ps(at_ends) as u32,
-            )
-        }
-    }
-
-    /// All eight lanes in AVX registers (same per-lane semantics as
-    /// [`WideNode::ray_entries_sse`]; `_CMP_LE_OQ` is false on NaN, as `<=`).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    #[inline]
-    fn ray_entries_avx(
-        &self,
-        ray: &TraversalRay,
-        t_min: Real,
-        t_max: Real,
-        ends: [Real; 2],
-    ) -> SlabSpans<W> {
-        use core::arch::x86_64::{
-            _CMP_GE_OQ, _CMP_LE_OQ, _mm256_cmp_ps, _mm256_load_ps, _mm256_max_ps, _mm256_min_ps,
-            _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_set1_ps, _mm256_storeu_ps,
-            _mm256_sub_ps,
-        };
-        assert!(W == 8);
-        let mut entries = [0.0; W];
-        let mut enter = _mm256_set1_ps(t_min);
-        let mut exit = _mm256_set1_ps(t_max);
-        let mut reach = _mm256_set1_ps(Real::INFINITY);
-        for axis in 0..3 {
-            let near_side = usize::from(ray.negative[axis]);
-            // SAFETY: each row holds eight floats (asserted above) and
-            // starts 32-byte aligned inside a 64-byte aligned node.
-            let (near, far) = unsafe {
-                (
-                    _mm256_load_ps(self.bounds[near_side][axis].as_ptr()),
-                    _mm256_load_ps(self.bounds[1 - near_side][axis].as_ptr()),
-                )
-            };
-            let o = _mm256_set1_ps(ray.origin[axis]);
-            let inv = _mm256_set1_ps(ray.inverse_direction[axis]);
-            enter = _mm256_max_ps(_mm256_mul_ps(_mm256_sub_ps(near, o), inv), enter);
-            let t_far = _mm256_mul_ps(_mm256_sub_ps(far, o), inv);
-            exit = _mm256_min_ps(t_far, exit);
-            reach = _mm256_min_ps(t_far, reach);
-        }
-        let padded = _mm256_mul_ps(exit, _mm256_set1_ps(EXIT_PADDING));
-        let entered = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(enter, padded)) as u32;
-        let at_ends = _mm256_or_ps(
-            _mm256_cmp_ps::<_CMP_LE_OQ>(enter, _mm256_set1_ps(ends[0])),
-            _mm256_cmp_ps::<_CMP_GE_OQ>(reach, _mm256_set1_ps(ends[1])),
-        );
-        // SAFETY: writes eight floats into the local array of eight.
-        unsafe { _mm256_storeu_ps(entries.as_mut_ptr(), enter) };
-        SlabSpans {
-            enter: entries,
-            entered,
-            at_ends: _mm256_movemask_ps(at_ends) as u32,
-        }
     }
 }
 

@@ -18,14 +18,13 @@
 //! the one-query calls (any-hit returns the same first blocker; closest-hit
 //! answers do not depend on the order anyway).
 
-use crate::bvh::{
-    ArrayStack, StackItems, TraversalStack, WideLayout, WideNode, set_bits, stack_items,
-};
+use crate::bvh::{ParkedStack, TraversalStack, WideLayout, WideNode, set_bits};
 use crate::math::Real;
 use crate::query::raycast::{CarefulLeaves, LeafHit, PreparedRay, prune_slack};
 use crate::query::raycast_wide::{nearest_inner, prefetch_lines, prefetch_node};
 use crate::query::{MeshTree, RayHit};
 use crate::shape::TriangleId;
+use crate::simd::Baseline;
 
 /// Descents interleaved at once: enough that the other descents' steps
 /// cover a miss to memory before a prefetched line is needed. Measured on
@@ -45,9 +44,6 @@ struct AnyHitDescent {
     leaves: PendingLeaves,
     /// Leaves set aside for the exact endpoint decisions at the end.
     careful: CarefulLeaves,
-    /// Entries on the descent's stack (kept apart from the other state,
-    /// so starting a query does not rewrite the whole array).
-    pending: usize,
 }
 
 /// One parked closest-hit descent.
@@ -61,7 +57,6 @@ struct ClosestHitDescent {
     t_best: Real,
     slack: Real,
     careful: CarefulLeaves,
-    pending: usize,
 }
 
 /// The leaves a step entered, tested at the start of its descent's next
@@ -141,7 +136,6 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                 next: 0,
                 leaves: PendingLeaves::default(),
                 careful: CarefulLeaves::default(),
-                pending: 0,
             },
             |descent, stack| self.any_hit_step(nodes, descent, stack, &skip),
             |descent: &AnyHitDescent, blocker| answer(descent.query, blocker),
@@ -155,7 +149,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         &self,
         nodes: &[WideNode<8>],
         descent: &mut AnyHitDescent,
-        stack: &mut StackItems<u32>,
+        stack: &mut ParkedStack<u32>,
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<Option<TriangleId>> {
         let ray = &descent.ray;
@@ -175,9 +169,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         let entered = spans.entered;
         let leaves = entered & node.leaf_lanes();
         let inner = entered & !leaves;
-        // SAFETY: `pending` is the length this descent's stack over these
-        // items had when it was parked (0 for a new descent).
-        let mut stack = unsafe { ArrayStack::resume(stack, descent.pending) };
+        let mut stack = stack.resume();
         for lane in 0..8 {
             stack.push_if(node.inner_child(lane), inner >> lane & 1 != 0);
         }
@@ -186,7 +178,6 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         if let Some(next) = nodes.get(descent.next as usize) {
             prefetch_node(next);
         }
-        descent.pending = stack.len();
         descent.leaves = PendingLeaves {
             node: index,
             lanes: leaves,
@@ -233,7 +224,6 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                 leaves: PendingLeaves::default(),
                 best: None,
                 careful: CarefulLeaves::default(),
-                pending: 0,
             },
             |descent, stack| {
                 self.closest_hit_step(nodes, descent, stack)
@@ -251,7 +241,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         &self,
         nodes: &[WideNode<8>],
         descent: &mut ClosestHitDescent,
-        stack: &mut StackItems<(u32, Real)>,
+        stack: &mut ParkedStack<(u32, Real)>,
     ) -> bool {
         let ray = &descent.ray;
         for (first, count, careful) in descent.leaves.take(nodes) {
@@ -263,9 +253,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             }
         }
         let reach = descent.t_best + descent.slack;
-        // SAFETY: `pending` is the length this descent's stack over these
-        // items had when it was parked (0 for a new descent).
-        let mut stack = unsafe { ArrayStack::resume(stack, descent.pending) };
+        let mut stack = stack.resume();
         // Entries beyond the current hit are dropped without reading their nodes.
         let mut next = descent.next;
         while let Some((_, entry)) = next
@@ -278,10 +266,8 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             return true;
         };
         let node = &nodes[index as usize];
-        // SAFETY: `AVX = false` asks nothing of the CPU.
-        let spans = unsafe {
-            node.ray_entries_in_registers::<false>(&ray.boxes, ray.t_min, reach, ray.ends)
-        };
+        let spans =
+            node.ray_entries_on(Baseline::default(), &ray.boxes, ray.t_min, reach, ray.ends);
         let (entries, entered) = (&spans.enter, spans.entered);
         let leaves = entered & node.leaf_lanes();
         let inner = entered & !leaves;
@@ -294,7 +280,6 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         if let Some((next, _)) = descent.next {
             prefetch_node(&nodes[next as usize]);
         }
-        descent.pending = stack.len();
         descent.leaves = PendingLeaves {
             node: index,
             lanes: leaves,
@@ -335,7 +320,7 @@ fn interleave<D, E: Copy + Default, A>(
     count: usize,
     ray_of: impl Fn(usize) -> Option<PreparedRay>,
     mut begin: impl FnMut(usize, PreparedRay) -> D,
-    mut step: impl FnMut(&mut D, &mut StackItems<E>) -> Option<A>,
+    mut step: impl FnMut(&mut D, &mut ParkedStack<E>) -> Option<A>,
     mut answer: impl FnMut(&D, A),
 ) {
     let mut queries = 0..count;
@@ -346,7 +331,7 @@ fn interleave<D, E: Copy + Default, A>(
     let mut live = descents.iter().take_while(|d| d.is_some()).count();
     // The stacks live apart from the rest of the state, so starting a
     // query does not rewrite a whole array.
-    let mut stacks = [stack_items::<E>(); IN_FLIGHT];
+    let mut stacks: [ParkedStack<E>; IN_FLIGHT] = std::array::from_fn(|_| ParkedStack::new());
     while live > 0 {
         let mut slot = 0;
         while slot < live {
@@ -359,6 +344,7 @@ fn interleave<D, E: Copy + Default, A>(
             };
             answer(descent, result);
             descents[slot] = start();
+            stacks[slot].clear();
             if descents[slot].is_some() {
                 slot += 1;
             } else {

@@ -13,6 +13,7 @@ use crate::math::Real;
 use crate::query::MeshTree;
 use crate::query::raycast::{CarefulLeaves, LeafHit, PreparedRay, prune_slack};
 use crate::shape::TriangleId;
+use crate::simd::{Baseline, Isa};
 
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     /// The any-hit kernel for a prepared ray, in AVX2 code when the CPU
@@ -25,23 +26,22 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         ray: &PreparedRay,
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
-        #[cfg(target_arch = "x86_64")]
-        if crate::cpu::has_avx2() {
-            // SAFETY: the CPU has AVX2 and its companions (just checked).
-            return unsafe { self.wide_any_hit_avx2(wide, ray, skip) };
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        if let Some(avx2) = crate::simd::Avx2::detect() {
+            #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
+            fn kernel<V: crate::bvh::BoundingVolume>(
+                tree: &MeshTree<V>,
+                wide: &WideLayout,
+                ray: &PreparedRay,
+                skip: &impl Fn(TriangleId) -> bool,
+            ) -> Option<TriangleId> {
+                tree.wide_any_hit_in(wide, ray, skip)
+            }
+            let _ = avx2;
+            #[allow(unsafe_code)]
+            // SAFETY: `avx2` proves the CPU has every feature `kernel` enables.
+            return unsafe { kernel(self, wide, ray, skip) };
         }
-        self.wide_any_hit_in(wide, ray, skip)
-    }
-
-    /// [`MeshTree::wide_any_hit_in`] compiled for AVX2 (see `crate::cpu`).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
-    fn wide_any_hit_avx2(
-        &self,
-        wide: &WideLayout,
-        ray: &PreparedRay,
-        skip: &impl Fn(TriangleId) -> bool,
-    ) -> Option<TriangleId> {
         self.wide_any_hit_in(wide, ray, skip)
     }
 
@@ -131,60 +131,56 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     /// [`MeshTree::wide_any_hit`].
     #[inline(always)]
     pub(crate) fn wide_closest_hit(&self, wide: &WideLayout, ray: &PreparedRay) -> Option<LeafHit> {
-        #[cfg(target_arch = "x86_64")]
-        if crate::cpu::has_avx2() {
-            // SAFETY: the CPU has AVX2 and its companions (just checked).
-            return unsafe { self.wide_closest_hit_avx2(wide, ray) };
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        if let Some(avx2) = crate::simd::Avx2::detect() {
+            #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
+            fn kernel<V: crate::bvh::BoundingVolume>(
+                tree: &MeshTree<V>,
+                avx2: crate::simd::Avx2,
+                wide: &WideLayout,
+                ray: &PreparedRay,
+            ) -> Option<LeafHit> {
+                tree.wide_closest_hit_in(avx2, wide, ray)
+            }
+            #[allow(unsafe_code)]
+            // SAFETY: `avx2` proves the CPU has every feature `kernel` enables.
+            return unsafe { kernel(self, avx2, wide, ray) };
         }
-        // SAFETY: `AVX = false` asks nothing of the CPU.
-        unsafe { self.wide_closest_hit_in::<8, false>(wide, ray) }
+        self.wide_closest_hit_in(Baseline::default(), wide, ray)
     }
 
-    /// [`MeshTree::wide_closest_hit_in`] compiled for AVX2 (see `crate::cpu`).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
-    fn wide_closest_hit_avx2(&self, wide: &WideLayout, ray: &PreparedRay) -> Option<LeafHit> {
-        // SAFETY: this function only runs on CPUs with AVX2, hence AVX.
-        unsafe { self.wide_closest_hit_in::<8, true>(wide, ray) }
-    }
-
-    /// # Safety
-    /// With `AVX`, the CPU must support AVX.
+    /// The closest-hit kernel on the instruction set `isa`, with the stack
+    /// and prefetch policy that suit the layout's size.
     #[inline(always)]
-    pub(crate) unsafe fn wide_closest_hit_in<const W: usize, const AVX: bool>(
+    pub(crate) fn wide_closest_hit_in<const W: usize, I: Isa>(
         &self,
+        isa: I,
         wide: &WideBvh<W>,
         ray: &PreparedRay,
     ) -> Option<LeafHit> {
         match (wide.fits_array_stack(), wide.outgrows_cache()) {
-            // SAFETY: AVX support, if `AVX`, is the caller's promise.
-            (true, false) => unsafe {
-                self.wide_closest_hit_kernel::<W, AVX, false>(
-                    wide,
-                    ray,
-                    &mut ArrayStack::new(&mut stack_items()),
-                )
-            },
-            // SAFETY: as above.
-            (true, true) => unsafe {
-                self.wide_closest_hit_kernel::<W, AVX, true>(
-                    wide,
-                    ray,
-                    &mut ArrayStack::new(&mut stack_items()),
-                )
-            },
-            // SAFETY: as above.
-            (false, _) => unsafe {
-                self.wide_closest_hit_kernel::<W, AVX, true>(wide, ray, &mut Vec::new())
-            },
+            (true, false) => self.wide_closest_hit_kernel::<W, I, false>(
+                isa,
+                wide,
+                ray,
+                &mut ArrayStack::new(&mut stack_items()),
+            ),
+            (true, true) => self.wide_closest_hit_kernel::<W, I, true>(
+                isa,
+                wide,
+                ray,
+                &mut ArrayStack::new(&mut stack_items()),
+            ),
+            (false, _) => {
+                self.wide_closest_hit_kernel::<W, I, true>(isa, wide, ray, &mut Vec::new())
+            }
         }
     }
 
-    /// # Safety
-    /// With `AVX`, the CPU must support AVX.
     #[inline(always)]
-    unsafe fn wide_closest_hit_kernel<const W: usize, const AVX: bool, const PREFETCH: bool>(
+    fn wide_closest_hit_kernel<const W: usize, I: Isa, const PREFETCH: bool>(
         &self,
+        isa: I,
         wide: &WideBvh<W>,
         ray: &PreparedRay,
         stack: &mut impl TraversalStack<(u32, Real)>,
@@ -201,10 +197,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             let reach = t_best + slack;
             if entry <= reach {
                 let node = &nodes[index as usize];
-                // SAFETY: passed on from the caller.
-                let spans = unsafe {
-                    node.ray_entries_in_registers::<AVX>(&ray.boxes, t_min, reach, ray.ends)
-                };
+                let spans = node.ray_entries_on(isa, &ray.boxes, t_min, reach, ray.ends);
                 let (entries, entered) = (&spans.enter, spans.entered);
                 let leaves = entered & node.leaf_lanes();
                 let mut pending = leaves;
@@ -349,41 +342,13 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
 /// Asks the cache for a node that will be visited soon (a hint only).
 #[inline(always)]
 pub(crate) fn prefetch_node<const W: usize>(node: &WideNode<W>) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let at: *const i8 = (node as *const WideNode<W>).cast();
-        // SAFETY: a prefetch never faults and has no observable effect; both
-        // addresses lie inside the node that `node` refers to.
-        unsafe {
-            for line in 0..std::mem::size_of::<WideNode<W>>() / 64 {
-                _mm_prefetch::<_MM_HINT_T0>(at.add(64 * line));
-            }
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = node;
+    crate::simd::prefetch(std::slice::from_ref(node));
 }
 
 /// Asks the cache for every 64-byte line that `items` touches (a hint only).
 #[inline(always)]
 pub(crate) fn prefetch_lines<T>(items: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let Some(last) = std::mem::size_of_val(items).checked_sub(1) else {
-            return;
-        };
-        let start: *const i8 = items.as_ptr().cast();
-        let lines = ((start as usize & 63) + last) / 64;
-        for line in 0..=lines {
-            // SAFETY: a prefetch never faults and has no observable effect;
-            // every address is inside a cache line that `items` touches.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(64 * line)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = items;
+    crate::simd::prefetch(items);
 }
 
 #[cfg(test)]
@@ -396,6 +361,7 @@ mod tests {
     use crate::query::MeshTree;
     use crate::query::raycast::{LeafHit, PreparedRay};
     use crate::shape::Ray;
+    use crate::simd::{Avx2, Baseline, Portable};
     use crate::test_support::unit_floats;
 
     /// `(t, triangle)` of a closest hit, for comparing answers exactly.
@@ -447,28 +413,34 @@ mod tests {
                 hits += usize::from(expected.is_some());
                 axis_parallel_hits += usize::from(i % 10 == 0 && expected.is_some());
                 let none = |_| false;
-                // SAFETY: `AVX = false` asks nothing of the CPU.
-                let (closest4, closest8) = unsafe {
+                // Every instruction set, at both widths, against brute force.
+                for (closest, isa) in [
                     (
-                        tree.wide_closest_hit_in::<4, false>(&four, &prepared),
-                        tree.wide_closest_hit_in::<8, false>(&eight, &prepared),
-                    )
-                };
-                assert_eq!(key(closest4), expected, "4-wide, segment {i}");
-                assert_eq!(key(closest8), expected, "8-wide, segment {i}");
+                        tree.wide_closest_hit_in(Portable, &four, &prepared),
+                        "portable 4",
+                    ),
+                    (
+                        tree.wide_closest_hit_in(Portable, &eight, &prepared),
+                        "portable 8",
+                    ),
+                    (
+                        tree.wide_closest_hit_in(Baseline::default(), &eight, &prepared),
+                        "baseline 8",
+                    ),
+                ] {
+                    assert_eq!(key(closest), expected, "{isa}, segment {i}");
+                }
                 let any4 = tree.wide_any_hit_in(&four, &prepared, &none);
                 let any8 = tree.wide_any_hit_in(&eight, &prepared, &none);
                 assert_eq!(any4.is_some(), expected.is_some(), "4-wide, segment {i}");
                 assert_eq!(any8.is_some(), expected.is_some(), "8-wide, segment {i}");
-                #[cfg(target_arch = "x86_64")]
-                if crate::cpu::has_avx2() {
-                    // SAFETY: the CPU has AVX2 (just checked).
-                    let (closest, any) = unsafe {
+                if let Some(avx2) = Avx2::detect() {
+                    let (closest, any) = avx2.run((), |()| {
                         (
-                            tree.wide_closest_hit_avx2(&eight, &prepared),
-                            tree.wide_any_hit_avx2(&eight, &prepared, &none),
+                            tree.wide_closest_hit_in(avx2, &eight, &prepared),
+                            tree.wide_any_hit_in(&eight, &prepared, &none),
                         )
-                    };
+                    });
                     assert_eq!(key(closest), expected, "AVX2, segment {i}");
                     assert_eq!(any.is_some(), expected.is_some(), "AVX2, segment {i}");
                 }

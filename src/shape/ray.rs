@@ -103,6 +103,7 @@ pub struct RaySpan {
 impl RaySpan {
     /// The segment `a → b` over `t ∈ [0, 1]`.
     #[must_use]
+    #[inline]
     pub fn segment(segment: &Segment) -> Self {
         RaySpan {
             ray: segment.to_ray(),
@@ -116,6 +117,7 @@ impl RaySpan {
 impl Ray {
     /// This ray over `t ∈ [t_min, t_max]` (`t_max` may be infinite).
     #[must_use]
+    #[inline]
     pub fn span(&self, t_min: Real, t_max: Real) -> RaySpan {
         RaySpan {
             ray: *self,
@@ -127,18 +129,21 @@ impl Ray {
 }
 
 impl From<&RaySpan> for RaySpan {
+    #[inline]
     fn from(span: &RaySpan) -> Self {
         *span
     }
 }
 
 impl From<&Segment> for RaySpan {
+    #[inline]
     fn from(segment: &Segment) -> Self {
         RaySpan::segment(segment)
     }
 }
 
 impl From<Segment> for RaySpan {
+    #[inline]
     fn from(segment: Segment) -> Self {
         RaySpan::segment(&segment)
     }
@@ -146,6 +151,7 @@ impl From<Segment> for RaySpan {
 
 /// The whole ray, `t ∈ [0, ∞)`.
 impl From<Ray> for RaySpan {
+    #[inline]
     fn from(ray: Ray) -> Self {
         ray.span(0.0, Real::INFINITY)
     }
@@ -153,6 +159,7 @@ impl From<Ray> for RaySpan {
 
 /// The whole ray, `t ∈ [0, ∞)`.
 impl From<&Ray> for RaySpan {
+    #[inline]
     fn from(ray: &Ray) -> Self {
         ray.span(0.0, Real::INFINITY)
     }

@@ -111,51 +111,13 @@ impl Bounds {
         max: [Real::NEG_INFINITY; 4],
     };
 
-    /// Lane-wise min and max. On x86_64 as `minps`/`maxps` intrinsics: from
-    /// the portable selects, code compiled for AVX2 stored a bin's union
-    /// with a masked store (`vmaskmovps`, microcoded on AMD), which made
-    /// whole builds 1.8x slower.
-    #[cfg(target_arch = "x86_64")]
+    /// Lane-wise min and max (`crate::simd::union4`: `minps`/`maxps` on
+    /// x86-64, where portable selects compiled for AVX2 became masked
+    /// stores and made whole builds 1.8x slower).
     #[inline(always)]
     pub(super) fn union(&self, other: &Bounds) -> Bounds {
-        use std::arch::x86_64::{_mm_load_ps, _mm_max_ps, _mm_min_ps, _mm_store_ps};
-        let mut out = Bounds::EMPTY;
-        // SAFETY: SSE is part of x86_64; `Bounds` is 16-byte aligned and its
-        // corners are four floats each, so every load and store is aligned
-        // and in bounds.
-        unsafe {
-            let min = _mm_min_ps(
-                _mm_load_ps(self.min.as_ptr()),
-                _mm_load_ps(other.min.as_ptr()),
-            );
-            let max = _mm_max_ps(
-                _mm_load_ps(self.max.as_ptr()),
-                _mm_load_ps(other.max.as_ptr()),
-            );
-            _mm_store_ps(out.min.as_mut_ptr(), min);
-            _mm_store_ps(out.max.as_mut_ptr(), max);
-        }
-        out
-    }
-
-    /// Lane-wise min and max, written so the compiler emits vector minima
-    /// and maxima.
-    #[cfg(not(target_arch = "x86_64"))]
-    #[inline(always)]
-    pub(super) fn union(&self, other: &Bounds) -> Bounds {
-        #[inline(always)]
-        fn lo(a: Real, b: Real) -> Real {
-            if a < b { a } else { b }
-        }
-        #[inline(always)]
-        fn hi(a: Real, b: Real) -> Real {
-            if a > b { a } else { b }
-        }
-        let (a, b) = (self, other);
-        Bounds {
-            min: std::array::from_fn(|k| lo(a.min[k], b.min[k])),
-            max: std::array::from_fn(|k| hi(a.max[k], b.max[k])),
-        }
+        let (min, max) = crate::simd::union4((&self.min, &self.max), (&other.min, &other.max));
+        Bounds { min, max }
     }
 
     #[inline(always)]

@@ -59,8 +59,12 @@ impl Builder<'_> {
         // The bins are empty on entry; the sweep below empties them again.
         let mut filled = [[0u64; 3]; 2];
         let stride = (ids.len() / BIN_SAMPLE).max(1);
-        grid.add_all::<RUNS>(&mut self.bins, &mut filled, ids, stride);
-        let [all_bins, odd] = &mut **self.bins;
+        let bins = self
+            .bins
+            .as_deref_mut()
+            .expect("a builder keeps its bins until it is dropped");
+        grid.add_all::<RUNS>(bins, &mut filled, ids, stride);
+        let [all_bins, odd] = bins;
         let [filled_all, filled_odd] = &mut filled;
         let right_cost = &mut self.right_cost;
         // (cost, axis, bin right of the plane) of the cheapest plane so far.
@@ -173,8 +177,8 @@ impl BinGrid {
         (a[k] + b[k] - self.origin[k]) * self.scale[k]
     }
 
-    /// The bin of `p` on axis `k` (the portable form of `bins_of`).
-    #[cfg(any(test, not(target_arch = "x86_64")))]
+    /// The bin of `p` on axis `k` (the scalar form of `bins_of`, for tests).
+    #[cfg(test)]
     #[inline(always)]
     fn bin_on(&self, p: &PrimRef, k: usize) -> usize {
         bin_index(self.scaled(p, k), self.last)
@@ -189,34 +193,17 @@ impl BinGrid {
     }
 
     /// The bins of `p` on all four lanes at once (the fourth is ignored):
-    /// one vector conversion instead of three scalar ones. The compiler
-    /// keeps them scalar unless told.
-    #[cfg(target_arch = "x86_64")]
+    /// one vector conversion instead of three scalar ones on x86-64
+    /// (`crate::simd::bins4`). The compiler keeps them scalar unless told.
     #[inline(always)]
     fn bins_of(&self, p: &PrimRef) -> [usize; 4] {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE2 is part of x86_64; the loads read four floats each.
-        let indices = unsafe {
-            let lanes = |l: &Lanes| _mm_loadu_ps(l.as_ptr());
-            let x = _mm_mul_ps(
-                _mm_sub_ps(
-                    _mm_add_ps(lanes(&p.bounds.min), lanes(&p.bounds.max)),
-                    lanes(&self.origin),
-                ),
-                lanes(&self.scale),
-            );
-            let x = _mm_min_ps(_mm_max_ps(x, _mm_setzero_ps()), _mm_set1_ps(self.last));
-            let mut out = [0i32; 4];
-            _mm_storeu_si128(out.as_mut_ptr().cast(), _mm_cvttps_epi32(x));
-            out
-        };
-        indices.map(|i| i as usize)
-    }
-
-    #[cfg(not(target_arch = "x86_64"))]
-    #[inline(always)]
-    fn bins_of(&self, p: &PrimRef) -> [usize; 4] {
-        std::array::from_fn(|k| self.bin_on(p, k))
+        crate::simd::bins4(
+            &p.bounds.min,
+            &p.bounds.max,
+            &self.origin,
+            &self.scale,
+            self.last,
+        )
     }
 
     /// Adds every `stride`th record of `ids` to `sets`, marking the bins it
@@ -278,17 +265,11 @@ impl BinGrid {
 }
 
 /// The bin of a scaled centroid coordinate `x`: its integer part, clamped
-/// to `0..=last`. Rust's saturating `as usize` costs a dozen instructions
-/// per axis and primitive, a plain truncation one.
-#[cfg(any(test, not(target_arch = "x86_64")))]
-#[inline(always)]
+/// to `0..=last` (a NaN lands in bin 0): the scalar reference for tests.
+#[cfg(test)]
 fn bin_index(x: Real, last: Real) -> usize {
     // `max`/`min` return the non-NaN operand, so a NaN lands in bin 0.
-    let clamped = x.max(0.0).min(last);
-    // SAFETY: `clamped` is finite and in `0.0..=63.0` (`last < MAX_BINS`),
-    // so it truncates to a representable `i32` (signed, as the vector
-    // conversion instruction is).
-    (unsafe { clamped.to_int_unchecked::<i32>() }) as usize
+    x.max(0.0).min(last) as usize
 }
 
 #[cfg(test)]

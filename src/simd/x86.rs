@@ -1,0 +1,209 @@
+//! The x86-64 forms: SSE2 (part of every x86-64 CPU) and AVX2 (detected at
+//! run time). Vectors come from and go to arrays through `bytemuck` casts;
+//! with the target feature enabled the intrinsics themselves are safe.
+
+use std::arch::x86_64::{
+    __m128, __m128i, __m256, _CMP_GE_OQ, _CMP_LE_OQ, _mm_add_ps, _mm_cmpge_ps, _mm_cmple_ps,
+    _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps, _mm_movemask_ps, _mm_mul_ps, _mm_or_ps, _mm_set1_ps,
+    _mm_setzero_ps, _mm_sub_ps, _mm256_cmp_ps, _mm256_max_ps, _mm256_min_ps, _mm256_movemask_ps,
+    _mm256_mul_ps, _mm256_or_ps, _mm256_set1_ps, _mm256_sub_ps,
+};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use super::{Isa, Slab8, SlabRows};
+use crate::math::Real;
+
+/// 0: not checked yet; 1: no; 2: yes.
+static AVX2: AtomicU8 = AtomicU8::new(0);
+
+/// True when the CPU has AVX2 and the companions every AVX2 CPU ships
+/// (FMA, BMI1, BMI2, LZCNT), which [`with_avx2`] is compiled for.
+#[inline(always)]
+pub(super) fn has_avx2() -> bool {
+    match AVX2.load(Ordering::Relaxed) {
+        0 => {
+            let found = std::is_x86_feature_detected!("avx2")
+                && std::is_x86_feature_detected!("fma")
+                && std::is_x86_feature_detected!("bmi1")
+                && std::is_x86_feature_detected!("bmi2")
+                && std::is_x86_feature_detected!("lzcnt");
+            AVX2.store(1 + u8::from(found), Ordering::Relaxed);
+            found
+        }
+        known => known == 2,
+    }
+}
+
+/// Runs `f(args)` inlined into AVX2 code (for tests).
+///
+/// # Safety
+/// The CPU must have the features enabled here ([`has_avx2`]).
+#[cfg(test)]
+#[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
+pub(super) unsafe fn with_avx2<A, R>(args: A, f: impl FnOnce(A) -> R) -> R {
+    f(args)
+}
+
+/// The x86-64 baseline: SSE2, four lanes at a time.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Sse2;
+
+impl Isa for Sse2 {
+    #[inline(always)]
+    fn slab8(
+        self,
+        rows: &SlabRows<'_>,
+        t_min: Real,
+        t_max: Real,
+        ends: [Real; 2],
+        padding: Real,
+    ) -> Slab8 {
+        // SAFETY: SSE2 is part of every x86-64 CPU.
+        unsafe { slab8_sse(rows, t_min, t_max, ends, padding) }
+    }
+}
+
+/// [`Isa::slab8`] in SSE registers, four lanes per instruction.
+///
+/// # Safety
+/// The CPU must have SSE2 (every x86-64 CPU has).
+#[target_feature(enable = "sse2")]
+#[inline]
+unsafe fn slab8_sse(
+    rows: &SlabRows<'_>,
+    t_min: Real,
+    t_max: Real,
+    ends: [Real; 2],
+    padding: Real,
+) -> Slab8 {
+    {
+        let mut out = Slab8 {
+            enter: [0.0; 8],
+            entered: 0,
+            at_ends: 0,
+        };
+        for half in [0, 4] {
+            let lanes = |row: &[Real; 8]| -> __m128 {
+                let four: [Real; 4] = std::array::from_fn(|k| row[half + k]);
+                bytemuck::cast(four)
+            };
+            let mut enter = _mm_set1_ps(t_min);
+            let mut exit = _mm_set1_ps(t_max);
+            let mut reach = _mm_set1_ps(Real::INFINITY);
+            for axis in 0..3 {
+                let o = _mm_set1_ps(rows.origin[axis]);
+                let inv = _mm_set1_ps(rows.inverse[axis]);
+                let t_near = _mm_mul_ps(_mm_sub_ps(lanes(rows.near[axis]), o), inv);
+                let t_far = _mm_mul_ps(_mm_sub_ps(lanes(rows.far[axis]), o), inv);
+                enter = _mm_max_ps(t_near, enter);
+                exit = _mm_min_ps(t_far, exit);
+                reach = _mm_min_ps(t_far, reach);
+            }
+            let padded = _mm_mul_ps(exit, _mm_set1_ps(padding));
+            let at_ends = _mm_or_ps(
+                _mm_cmple_ps(enter, _mm_set1_ps(ends[0])),
+                _mm_cmpge_ps(reach, _mm_set1_ps(ends[1])),
+            );
+            out.entered |= (_mm_movemask_ps(_mm_cmple_ps(enter, padded)) as u32) << half;
+            out.at_ends |= (_mm_movemask_ps(at_ends) as u32) << half;
+            let enter: [Real; 4] = bytemuck::cast(enter);
+            out.enter[half..half + 4].copy_from_slice(&enter);
+        }
+        out
+    }
+}
+
+/// [`Isa::slab8`] in AVX registers, all eight lanes per instruction.
+///
+/// # Safety
+/// The CPU must have AVX.
+#[target_feature(enable = "avx")]
+#[inline]
+pub(super) unsafe fn slab8_avx(
+    rows: &SlabRows<'_>,
+    t_min: Real,
+    t_max: Real,
+    ends: [Real; 2],
+    padding: Real,
+) -> Slab8 {
+    let lanes = |row: &[Real; 8]| -> __m256 { bytemuck::cast(*row) };
+    let mut enter = _mm256_set1_ps(t_min);
+    let mut exit = _mm256_set1_ps(t_max);
+    let mut reach = _mm256_set1_ps(Real::INFINITY);
+    for axis in 0..3 {
+        let o = _mm256_set1_ps(rows.origin[axis]);
+        let inv = _mm256_set1_ps(rows.inverse[axis]);
+        let t_near = _mm256_mul_ps(_mm256_sub_ps(lanes(rows.near[axis]), o), inv);
+        let t_far = _mm256_mul_ps(_mm256_sub_ps(lanes(rows.far[axis]), o), inv);
+        enter = _mm256_max_ps(t_near, enter);
+        exit = _mm256_min_ps(t_far, exit);
+        reach = _mm256_min_ps(t_far, reach);
+    }
+    let padded = _mm256_mul_ps(exit, _mm256_set1_ps(padding));
+    let entered = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(enter, padded)) as u32;
+    let at_ends = _mm256_or_ps(
+        _mm256_cmp_ps::<_CMP_LE_OQ>(enter, _mm256_set1_ps(ends[0])),
+        _mm256_cmp_ps::<_CMP_GE_OQ>(reach, _mm256_set1_ps(ends[1])),
+    );
+    Slab8 {
+        enter: bytemuck::cast(enter),
+        entered,
+        at_ends: _mm256_movemask_ps(at_ends) as u32,
+    }
+}
+
+/// See [`super::union4`]: `minps`/`maxps`.
+#[inline(always)]
+pub(super) fn union4(
+    a: (&[Real; 4], &[Real; 4]),
+    b: (&[Real; 4], &[Real; 4]),
+) -> ([Real; 4], [Real; 4]) {
+    // SAFETY: SSE2 is part of every x86-64 CPU.
+    unsafe { union4_sse(a, b) }
+}
+
+/// # Safety
+/// The CPU must have SSE2 (every x86-64 CPU has).
+#[target_feature(enable = "sse2")]
+#[inline]
+unsafe fn union4_sse(
+    a: (&[Real; 4], &[Real; 4]),
+    b: (&[Real; 4], &[Real; 4]),
+) -> ([Real; 4], [Real; 4]) {
+    let v = |x: &[Real; 4]| -> __m128 { bytemuck::cast(*x) };
+    (
+        bytemuck::cast(_mm_min_ps(v(a.0), v(b.0))),
+        bytemuck::cast(_mm_max_ps(v(a.1), v(b.1))),
+    )
+}
+
+/// See [`super::bins4`]: one vector conversion for the four lanes.
+#[inline(always)]
+pub(super) fn bins4(
+    min: &[Real; 4],
+    max: &[Real; 4],
+    origin: &[Real; 4],
+    scale: &[Real; 4],
+    last: Real,
+) -> [usize; 4] {
+    // SAFETY: SSE2 is part of every x86-64 CPU.
+    unsafe { bins4_sse(min, max, origin, scale, last) }
+}
+
+/// # Safety
+/// The CPU must have SSE2 (every x86-64 CPU has).
+#[target_feature(enable = "sse2")]
+#[inline]
+unsafe fn bins4_sse(
+    min: &[Real; 4],
+    max: &[Real; 4],
+    origin: &[Real; 4],
+    scale: &[Real; 4],
+    last: Real,
+) -> [usize; 4] {
+    let v = |x: &[Real; 4]| -> __m128 { bytemuck::cast(*x) };
+    let x = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(v(min), v(max)), v(origin)), v(scale));
+    let x = _mm_min_ps(_mm_max_ps(x, _mm_setzero_ps()), _mm_set1_ps(last));
+    let indices: [i32; 4] = bytemuck::cast::<__m128i, _>(_mm_cvttps_epi32(x));
+    indices.map(|i| i as usize)
+}
