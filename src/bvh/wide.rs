@@ -165,7 +165,7 @@ impl<const W: usize> WideNode<W> {
     /// `at_ends` compares the exits clamped by `t_max`, which is exact when
     /// `t_max` is the query's own end (any-hit). A closest-hit descent
     /// clamps by its current reach instead and takes
-    /// [`WideNode::ray_entries_in_registers`], which keeps unclamped exits
+    /// [`WideNode::ray_entries_on`], which keeps unclamped exits
     /// in a second chain.
     #[inline(always)]
     pub fn ray_entries(
