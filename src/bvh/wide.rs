@@ -18,7 +18,7 @@ use crate::bvh::ray::EXIT_PADDING;
 use crate::bvh::{Bvh, NodeId, NodeKind, TraversalRay};
 use crate::math::Real;
 use crate::memory::copy_to_huge_pages;
-use crate::simd::{Isa, SlabRows};
+use crate::simd::{Isa, SlabInput};
 
 /// Marks a leaf child: the low bits are the first position in the leaf order.
 const LEAF: u32 = 1 << 31;
@@ -257,13 +257,16 @@ impl<const W: usize> WideNode<W> {
             Some([row(0)?, row(1)?, row(2)?])
         };
         if let (Some(near), Some(far)) = (eight(0), eight(1)) {
-            let rows = SlabRows {
+            let slab = isa.slab8(&SlabInput {
                 near,
                 far,
                 origin: ray.origin.coords.into(),
                 inverse: ray.inverse_direction.into(),
-            };
-            let slab = isa.slab8(&rows, t_min, t_max, ends, EXIT_PADDING);
+                t_min,
+                t_max,
+                ends,
+                padding: EXIT_PADDING,
+            });
             let mut enter = [0.0; W];
             enter.copy_from_slice(&slab.enter);
             return SlabSpans {

@@ -21,7 +21,7 @@ use crate::math::{Point, Real, Vector, is_finite_point};
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::TriangleId;
 use crate::shape::{Ray, RaySpan, Segment};
-use crate::simd::Avx2;
+use crate::simd::{Avx2, avx2_fn};
 
 /// Where a ray or segment hits a mesh.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -208,7 +208,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         if let Some(wide) = self.wide()
             && let Some(avx2) = Avx2::detect()
         {
-            return self.any_hit_avx2(avx2, wide, ray, end, t_min, t_max);
+            return any_hit_avx2(avx2, self, wide, ray, end, (t_min, t_max));
         }
         let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
         self.any_hit_prepared(&prepared, |_| false)
@@ -227,89 +227,10 @@ impl<V: BoundingVolume> MeshTree<V> {
         if let Some(wide) = self.wide()
             && let Some(avx2) = Avx2::detect()
         {
-            return self.closest_hit_avx2(avx2, wide, ray, end, t_min, t_max);
+            return closest_hit_avx2(avx2, self, wide, ray, end, (t_min, t_max));
         }
         let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
         self.closest_hit_prepared(&prepared)
-    }
-
-    /// The whole any-hit query as AVX2 code, set-up included.
-    #[inline(always)]
-    fn any_hit_avx2(
-        &self,
-        avx2: Avx2,
-        wide: &WideLayout,
-        ray: &Ray,
-        end: Option<Point>,
-        t_min: Real,
-        t_max: Real,
-    ) -> Option<TriangleId> {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        {
-            #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
-            fn kernel<V: BoundingVolume>(
-                tree: &MeshTree<V>,
-                wide: &WideLayout,
-                ray: &Ray,
-                end: Option<Point>,
-                (t_min, t_max): (Real, Real),
-            ) -> Option<TriangleId> {
-                let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
-                tree.wide_any_hit_in(wide, &prepared, &|_| false)
-            }
-            // A direct call of a `#[target_feature]` function: through
-            // `Avx2::run`'s closure the same code ran 15% slower.
-            #[allow(unsafe_code)]
-            // SAFETY: `avx2` proves the CPU has every feature `kernel` enables.
-            return unsafe {
-                let _ = avx2;
-                kernel(self, wide, ray, end, (t_min, t_max))
-            };
-        }
-        #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
-        {
-            let _ = avx2;
-            let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
-            self.wide_any_hit_in(wide, &prepared, &|_| false)
-        }
-    }
-
-    /// The whole closest-hit query as AVX2 code, set-up included.
-    #[inline(always)]
-    fn closest_hit_avx2(
-        &self,
-        avx2: Avx2,
-        wide: &WideLayout,
-        ray: &Ray,
-        end: Option<Point>,
-        t_min: Real,
-        t_max: Real,
-    ) -> Option<RayHit> {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        {
-            #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
-            fn kernel<V: BoundingVolume>(
-                tree: &MeshTree<V>,
-                avx2: Avx2,
-                wide: &WideLayout,
-                ray: &Ray,
-                end: Option<Point>,
-                (t_min, t_max): (Real, Real),
-            ) -> Option<RayHit> {
-                let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
-                let closest = tree.wide_closest_hit_in(avx2, wide, &prepared);
-                closest.map(|c| tree.ray_hit(c))
-            }
-            #[allow(unsafe_code)]
-            // SAFETY: `avx2` proves the CPU has every feature `kernel` enables.
-            return unsafe { kernel(self, avx2, wide, ray, end, (t_min, t_max)) };
-        }
-        #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
-        {
-            let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
-            let closest = self.wide_closest_hit_in(avx2, wide, &prepared);
-            closest.map(|c| self.ray_hit(c))
-        }
     }
 
     fn all_hits_prepared(&self, prepared: &PreparedRay) -> Vec<RayHit> {
@@ -581,6 +502,39 @@ impl<V: BoundingVolume> MeshTree<V> {
                 None => return best,
             }
         }
+    }
+}
+
+avx2_fn! {
+    /// The whole any-hit query on an 8-wide layout as AVX2 code, set-up
+    /// included (the set-up in SSE code cost a few percent).
+    fn any_hit_avx2[V: BoundingVolume](
+        avx2: Avx2,
+        tree: &MeshTree<V>,
+        wide: &WideLayout,
+        ray: &Ray,
+        end: Option<Point>,
+        range: (Real, Real),
+    ) -> Option<TriangleId> {
+        let _ = avx2;
+        let prepared = PreparedRay::with_end(ray, end, range.0, range.1)?;
+        tree.wide_any_hit_in(wide, &prepared, &|_| false)
+    }
+}
+
+avx2_fn! {
+    /// The whole closest-hit query on an 8-wide layout as AVX2 code.
+    fn closest_hit_avx2[V: BoundingVolume](
+        avx2: Avx2,
+        tree: &MeshTree<V>,
+        wide: &WideLayout,
+        ray: &Ray,
+        end: Option<Point>,
+        range: (Real, Real),
+    ) -> Option<RayHit> {
+        let prepared = PreparedRay::with_end(ray, end, range.0, range.1)?;
+        let closest = tree.wide_closest_hit_in(avx2, wide, &prepared);
+        closest.map(|c| tree.ray_hit(c))
     }
 }
 

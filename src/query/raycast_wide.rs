@@ -8,12 +8,13 @@
 //! inner child and pushes the others farthest first, and drops entries
 //! that start beyond the current hit.
 
+use crate::bvh::BoundingVolume;
 use crate::bvh::{ArrayStack, TraversalStack, WideBvh, WideLayout, WideNode, stack_items};
 use crate::math::Real;
 use crate::query::MeshTree;
 use crate::query::raycast::{CarefulLeaves, LeafHit, PreparedRay, prune_slack};
 use crate::shape::TriangleId;
-use crate::simd::{Baseline, Isa};
+use crate::simd::{Avx2, Baseline, Isa, avx2_fn};
 
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     /// The any-hit kernel for a prepared ray, in AVX2 code when the CPU
@@ -26,21 +27,8 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         ray: &PreparedRay,
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        if let Some(avx2) = crate::simd::Avx2::detect() {
-            #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
-            fn kernel<V: crate::bvh::BoundingVolume>(
-                tree: &MeshTree<V>,
-                wide: &WideLayout,
-                ray: &PreparedRay,
-                skip: &impl Fn(TriangleId) -> bool,
-            ) -> Option<TriangleId> {
-                tree.wide_any_hit_in(wide, ray, skip)
-            }
-            let _ = avx2;
-            #[allow(unsafe_code)]
-            // SAFETY: `avx2` proves the CPU has every feature `kernel` enables.
-            return unsafe { kernel(self, wide, ray, skip) };
+        if let Some(avx2) = Avx2::detect() {
+            return wide_any_hit_avx2(avx2, self, wide, ray, skip);
         }
         self.wide_any_hit_in(wide, ray, skip)
     }
@@ -131,20 +119,8 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     /// [`MeshTree::wide_any_hit`].
     #[inline(always)]
     pub(crate) fn wide_closest_hit(&self, wide: &WideLayout, ray: &PreparedRay) -> Option<LeafHit> {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        if let Some(avx2) = crate::simd::Avx2::detect() {
-            #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
-            fn kernel<V: crate::bvh::BoundingVolume>(
-                tree: &MeshTree<V>,
-                avx2: crate::simd::Avx2,
-                wide: &WideLayout,
-                ray: &PreparedRay,
-            ) -> Option<LeafHit> {
-                tree.wide_closest_hit_in(avx2, wide, ray)
-            }
-            #[allow(unsafe_code)]
-            // SAFETY: `avx2` proves the CPU has every feature `kernel` enables.
-            return unsafe { kernel(self, avx2, wide, ray) };
+        if let Some(avx2) = Avx2::detect() {
+            return wide_closest_hit_avx2(avx2, self, wide, ray);
         }
         self.wide_closest_hit_in(Baseline::default(), wide, ray)
     }
@@ -229,6 +205,32 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             self.careful_closest_hit(ray, &careful, &mut best, &mut t_best);
         }
         best
+    }
+}
+
+avx2_fn! {
+    /// [`MeshTree::wide_any_hit_in`] as AVX2 code.
+    fn wide_any_hit_avx2[V: BoundingVolume](
+        avx2: Avx2,
+        tree: &MeshTree<V>,
+        wide: &WideLayout,
+        ray: &PreparedRay,
+        skip: &impl Fn(TriangleId) -> bool,
+    ) -> Option<TriangleId> {
+        let _ = avx2;
+        tree.wide_any_hit_in(wide, ray, skip)
+    }
+}
+
+avx2_fn! {
+    /// [`MeshTree::wide_closest_hit_in`] as AVX2 code.
+    fn wide_closest_hit_avx2[V: BoundingVolume](
+        avx2: Avx2,
+        tree: &MeshTree<V>,
+        wide: &WideLayout,
+        ray: &PreparedRay,
+    ) -> Option<LeafHit> {
+        tree.wide_closest_hit_in(avx2, wide, ray)
     }
 }
 
@@ -353,7 +355,7 @@ pub(crate) fn prefetch_lines<T>(items: &[T]) {
 
 #[cfg(test)]
 mod tests {
-    use super::sorting_network;
+    use super::{sorting_network, wide_any_hit_avx2, wide_closest_hit_avx2};
     use crate::bounding_volume::Aabb;
     use crate::bvh::{BuildOptions, WideBvh};
     use crate::math::{Point, Vector};
@@ -435,12 +437,10 @@ mod tests {
                 assert_eq!(any4.is_some(), expected.is_some(), "4-wide, segment {i}");
                 assert_eq!(any8.is_some(), expected.is_some(), "8-wide, segment {i}");
                 if let Some(avx2) = Avx2::detect() {
-                    let (closest, any) = avx2.run((), |()| {
-                        (
-                            tree.wide_closest_hit_in(avx2, &eight, &prepared),
-                            tree.wide_any_hit_in(&eight, &prepared, &none),
-                        )
-                    });
+                    let (closest, any) = (
+                        wide_closest_hit_avx2(avx2, &tree, &eight, &prepared),
+                        wide_any_hit_avx2(avx2, &tree, &eight, &prepared, &none),
+                    );
                     assert_eq!(key(closest), expected, "AVX2, segment {i}");
                     assert_eq!(any.is_some(), expected.is_some(), "AVX2, segment {i}");
                 }

@@ -6,7 +6,7 @@
 //! it, on every target (and on x86-64 with the `portable` feature). The
 //! x86-64 forms must answer exactly as these.
 
-use super::{Slab8, SlabRows};
+use super::{Slab8, SlabInput};
 use crate::math::Real;
 
 /// `a < b ? a : b` per lane, as `minps` computes it (NaN keeps `b`).
@@ -23,21 +23,22 @@ fn max(a: Real, b: Real) -> Real {
 
 /// See [`super::Isa::slab8`].
 #[inline(always)]
-pub(super) fn slab8(
-    rows: &SlabRows<'_>,
-    t_min: Real,
-    t_max: Real,
-    ends: [Real; 2],
-    padding: Real,
-) -> Slab8 {
+pub(super) fn slab8(input: &SlabInput<'_>) -> Slab8 {
+    let SlabInput {
+        t_min,
+        t_max,
+        ends,
+        padding,
+        ..
+    } = *input;
     let mut enter = [t_min; 8];
     let mut exit = [t_max; 8];
     let mut reach = [Real::INFINITY; 8];
     for axis in 0..3 {
-        let (o, inv) = (rows.origin[axis], rows.inverse[axis]);
+        let (o, inv) = (input.origin[axis], input.inverse[axis]);
         for lane in 0..8 {
-            let t_near = (rows.near[axis][lane] - o) * inv;
-            let t_far = (rows.far[axis][lane] - o) * inv;
+            let t_near = (input.near[axis][lane] - o) * inv;
+            let t_far = (input.far[axis][lane] - o) * inv;
             enter[lane] = max(t_near, enter[lane]);
             exit[lane] = min(t_far, exit[lane]);
             reach[lane] = min(t_far, reach[lane]);

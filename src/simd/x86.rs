@@ -10,14 +10,14 @@ use std::arch::x86_64::{
 };
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::{Isa, Slab8, SlabRows};
+use super::{Isa, Slab8, SlabInput};
 use crate::math::Real;
 
 /// 0: not checked yet; 1: no; 2: yes.
 static AVX2: AtomicU8 = AtomicU8::new(0);
 
 /// True when the CPU has AVX2 and the companions every AVX2 CPU ships
-/// (FMA, BMI1, BMI2, LZCNT), which [`with_avx2`] is compiled for.
+/// (FMA, BMI1, BMI2, LZCNT), which `avx2_fn!` compiles for.
 #[inline(always)]
 pub(super) fn has_avx2() -> bool {
     match AVX2.load(Ordering::Relaxed) {
@@ -34,32 +34,15 @@ pub(super) fn has_avx2() -> bool {
     }
 }
 
-/// Runs `f(args)` inlined into AVX2 code (for tests).
-///
-/// # Safety
-/// The CPU must have the features enabled here ([`has_avx2`]).
-#[cfg(test)]
-#[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
-pub(super) unsafe fn with_avx2<A, R>(args: A, f: impl FnOnce(A) -> R) -> R {
-    f(args)
-}
-
 /// The x86-64 baseline: SSE2, four lanes at a time.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Sse2;
 
 impl Isa for Sse2 {
     #[inline(always)]
-    fn slab8(
-        self,
-        rows: &SlabRows<'_>,
-        t_min: Real,
-        t_max: Real,
-        ends: [Real; 2],
-        padding: Real,
-    ) -> Slab8 {
+    fn slab8(self, input: &SlabInput<'_>) -> Slab8 {
         // SAFETY: SSE2 is part of every x86-64 CPU.
-        unsafe { slab8_sse(rows, t_min, t_max, ends, padding) }
+        unsafe { slab8_sse(input) }
     }
 }
 
@@ -69,13 +52,14 @@ impl Isa for Sse2 {
 /// The CPU must have SSE2 (every x86-64 CPU has).
 #[target_feature(enable = "sse2")]
 #[inline]
-unsafe fn slab8_sse(
-    rows: &SlabRows<'_>,
-    t_min: Real,
-    t_max: Real,
-    ends: [Real; 2],
-    padding: Real,
-) -> Slab8 {
+unsafe fn slab8_sse(input: &SlabInput<'_>) -> Slab8 {
+    let SlabInput {
+        t_min,
+        t_max,
+        ends,
+        padding,
+        ..
+    } = *input;
     {
         let mut out = Slab8 {
             enter: [0.0; 8],
@@ -91,10 +75,10 @@ unsafe fn slab8_sse(
             let mut exit = _mm_set1_ps(t_max);
             let mut reach = _mm_set1_ps(Real::INFINITY);
             for axis in 0..3 {
-                let o = _mm_set1_ps(rows.origin[axis]);
-                let inv = _mm_set1_ps(rows.inverse[axis]);
-                let t_near = _mm_mul_ps(_mm_sub_ps(lanes(rows.near[axis]), o), inv);
-                let t_far = _mm_mul_ps(_mm_sub_ps(lanes(rows.far[axis]), o), inv);
+                let o = _mm_set1_ps(input.origin[axis]);
+                let inv = _mm_set1_ps(input.inverse[axis]);
+                let t_near = _mm_mul_ps(_mm_sub_ps(lanes(input.near[axis]), o), inv);
+                let t_far = _mm_mul_ps(_mm_sub_ps(lanes(input.far[axis]), o), inv);
                 enter = _mm_max_ps(t_near, enter);
                 exit = _mm_min_ps(t_far, exit);
                 reach = _mm_min_ps(t_far, reach);
@@ -119,22 +103,23 @@ unsafe fn slab8_sse(
 /// The CPU must have AVX.
 #[target_feature(enable = "avx")]
 #[inline]
-pub(super) unsafe fn slab8_avx(
-    rows: &SlabRows<'_>,
-    t_min: Real,
-    t_max: Real,
-    ends: [Real; 2],
-    padding: Real,
-) -> Slab8 {
+pub(super) unsafe fn slab8_avx(input: &SlabInput<'_>) -> Slab8 {
+    let SlabInput {
+        t_min,
+        t_max,
+        ends,
+        padding,
+        ..
+    } = *input;
     let lanes = |row: &[Real; 8]| -> __m256 { bytemuck::cast(*row) };
     let mut enter = _mm256_set1_ps(t_min);
     let mut exit = _mm256_set1_ps(t_max);
     let mut reach = _mm256_set1_ps(Real::INFINITY);
     for axis in 0..3 {
-        let o = _mm256_set1_ps(rows.origin[axis]);
-        let inv = _mm256_set1_ps(rows.inverse[axis]);
-        let t_near = _mm256_mul_ps(_mm256_sub_ps(lanes(rows.near[axis]), o), inv);
-        let t_far = _mm256_mul_ps(_mm256_sub_ps(lanes(rows.far[axis]), o), inv);
+        let o = _mm256_set1_ps(input.origin[axis]);
+        let inv = _mm256_set1_ps(input.inverse[axis]);
+        let t_near = _mm256_mul_ps(_mm256_sub_ps(lanes(input.near[axis]), o), inv);
+        let t_far = _mm256_mul_ps(_mm256_sub_ps(lanes(input.far[axis]), o), inv);
         enter = _mm256_max_ps(t_near, enter);
         exit = _mm256_min_ps(t_far, exit);
         reach = _mm256_min_ps(t_far, reach);
