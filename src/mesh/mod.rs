@@ -88,6 +88,7 @@ impl TriMesh {
 
     /// The mesh as the borrowed soup that trees are built over.
     #[must_use]
+    #[inline]
     pub fn soup(&self) -> TriangleSoup<'_> {
         TriangleSoup::new_unchecked(&self.vertices, &self.indices)
     }
@@ -118,13 +119,9 @@ impl TriMesh {
 
     /// Triangle `id` as three points.
     #[must_use]
+    #[inline]
     pub fn triangle(&self, id: TriangleId) -> Triangle {
-        let [a, b, c] = self.indices[id.index()];
-        Triangle::new(
-            self.vertices[a as usize],
-            self.vertices[b as usize],
-            self.vertices[c as usize],
-        )
+        self.soup().triangle(id)
     }
 
     /// Every triangle, in id order.
@@ -135,8 +132,7 @@ impl TriMesh {
     /// The box around every vertex that a triangle uses.
     #[must_use]
     pub fn aabb(&self) -> Aabb {
-        self.triangles()
-            .fold(Aabb::EMPTY, |b, t| b.union(&t.aabb()))
+        self.soup().aabb()
     }
 
     /// Replaces the vertex positions (same count, same triangles), for

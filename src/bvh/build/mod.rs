@@ -189,28 +189,19 @@ fn leaves_by_triangle<V: BoundingVolume>(nodes: &mut [Node<V>], prims: &[PrimRef
     }
 }
 
-#[cfg(feature = "parallel")]
+/// The nodes over `prims`, on rayon's pool when the options and the
+/// `parallel` feature allow (the trees are identical either way).
 fn build_nodes<V: BoundingVolume>(
     mesh: &TriangleSoup<'_>,
     options: &BuildOptions,
     prims: &mut [PrimRef],
 ) -> Subtree<V> {
     let runs = prims.len() < mesh.len();
+    #[cfg(feature = "parallel")]
     if options.parallel {
         let summary = NodeSummary::of(prims);
-        Builder::build_parallel(mesh, options, runs, prims, &summary, 0, 0)
-    } else {
-        Builder::new(mesh, options, runs).build_serial(prims, 0)
+        return Builder::build_parallel(mesh, options, runs, prims, &summary, 0, 0);
     }
-}
-
-#[cfg(not(feature = "parallel"))]
-fn build_nodes<V: BoundingVolume>(
-    mesh: &TriangleSoup<'_>,
-    options: &BuildOptions,
-    prims: &mut [PrimRef],
-) -> Subtree<V> {
-    let runs = prims.len() < mesh.len();
     Builder::new(mesh, options, runs).build_serial(prims, 0)
 }
 
