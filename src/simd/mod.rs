@@ -115,7 +115,7 @@ impl Isa for Avx2 {
 /// Defines `fn $name(avx2: Avx2, ...) -> R` that runs its body compiled for
 /// AVX2 (and its companions FMA, BMI1, BMI2, LZCNT), set-up included:
 ///
-/// ```ignore
+/// ```text
 /// avx2_fn! {
 ///     fn any_hit_avx2[V: BoundingVolume](avx2: Avx2, tree: &MeshTree<V>) -> bool { ... }
 /// }
