@@ -19,15 +19,12 @@ pub struct TriangleSoup<'a> {
 }
 
 impl<'a> TriangleSoup<'a> {
-    /// Borrows already validated buffers (every index below `vertices.len()`).
+    /// Borrows already validated buffers (every index below `vertices.len()`:
+    /// `TriMesh::new` checked them, and this runs on every `TriMesh::triangle`,
+    /// so it checks nothing again).
     #[must_use]
+    #[inline]
     pub(crate) fn new_unchecked(vertices: &'a [Point], indices: &'a [[u32; 3]]) -> Self {
-        debug_assert!(
-            indices
-                .as_flattened()
-                .iter()
-                .all(|&i| (i as usize) < vertices.len())
-        );
         TriangleSoup { vertices, indices }
     }
 
