@@ -193,21 +193,15 @@ pub(crate) fn bins4(
 /// only; nothing on targets without a prefetch instruction).
 #[inline(always)]
 pub(crate) fn prefetch<T>(items: &[T]) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     {
-        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
         let Some(last) = std::mem::size_of_val(items).checked_sub(1) else {
             return;
         };
         let start: *const i8 = items.as_ptr().cast();
-        let lines = ((start as usize & 63) + last) / 64;
-        for line in 0..=lines {
-            // SAFETY: a prefetch never faults and has no observable effect;
-            // every address is inside a cache line that `items` touches.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(64 * line)) };
-        }
+        x86::prefetch_lines(start, ((start as usize & 63) + last) / 64);
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
     let _ = items;
 }
 

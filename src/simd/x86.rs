@@ -3,10 +3,10 @@
 //! with the target feature enabled the intrinsics themselves are safe.
 
 use std::arch::x86_64::{
-    __m128, __m128i, __m256, _CMP_GE_OQ, _CMP_LE_OQ, _mm_add_ps, _mm_cmpge_ps, _mm_cmple_ps,
-    _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps, _mm_movemask_ps, _mm_mul_ps, _mm_or_ps, _mm_set1_ps,
-    _mm_setzero_ps, _mm_sub_ps, _mm256_cmp_ps, _mm256_max_ps, _mm256_min_ps, _mm256_movemask_ps,
-    _mm256_mul_ps, _mm256_or_ps, _mm256_set1_ps, _mm256_sub_ps,
+    __m128, __m128i, __m256, _CMP_GE_OQ, _CMP_LE_OQ, _MM_HINT_T0, _mm_add_ps, _mm_cmpge_ps,
+    _mm_cmple_ps, _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps, _mm_movemask_ps, _mm_mul_ps, _mm_or_ps,
+    _mm_prefetch, _mm_set1_ps, _mm_setzero_ps, _mm_sub_ps, _mm256_cmp_ps, _mm256_max_ps,
+    _mm256_min_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_set1_ps, _mm256_sub_ps,
 };
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -34,6 +34,29 @@ pub(super) fn has_avx2() -> bool {
     }
 }
 
+/// Defines `fn $name(...) -> R` whose body is compiled with SSE2 named as a
+/// target feature: the intrinsics' safe-call check looks at the function's
+/// own features only, not at the target's baseline, which on x86-64
+/// always includes SSE2 (asserted below at compile time).
+macro_rules! sse2_fn {
+    (
+        $(#[$attr:meta])*
+        $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty $body:block
+    ) => {
+        $(#[$attr])*
+        #[inline(always)]
+        $vis fn $name($($arg: $ty),*) -> $ret {
+            #[target_feature(enable = "sse2")]
+            #[inline]
+            fn compiled_for_sse2($($arg: $ty),*) -> $ret $body
+            const _: () = assert!(cfg!(target_feature = "sse2"));
+            // SAFETY: the whole crate is compiled for SSE2 (asserted above),
+            // so every CPU that runs this code has it.
+            unsafe { compiled_for_sse2($($arg),*) }
+        }
+    };
+}
+
 /// The x86-64 baseline: SSE2, four lanes at a time.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Sse2;
@@ -41,18 +64,13 @@ pub(crate) struct Sse2;
 impl Isa for Sse2 {
     #[inline(always)]
     fn slab8(self, input: &SlabInput<'_>) -> Slab8 {
-        // SAFETY: SSE2 is part of every x86-64 CPU.
-        unsafe { slab8_sse(input) }
+        slab8_sse(input)
     }
 }
 
+sse2_fn! {
 /// [`Isa::slab8`] in SSE registers, four lanes per instruction.
-///
-/// # Safety
-/// The CPU must have SSE2 (every x86-64 CPU has).
-#[target_feature(enable = "sse2")]
-#[inline]
-unsafe fn slab8_sse(input: &SlabInput<'_>) -> Slab8 {
+fn slab8_sse(input: &SlabInput<'_>) -> Slab8 {
     let SlabInput {
         t_min,
         t_max,
@@ -96,14 +114,15 @@ unsafe fn slab8_sse(input: &SlabInput<'_>) -> Slab8 {
         out
     }
 }
+}
 
 /// [`Isa::slab8`] in AVX registers, all eight lanes per instruction.
 ///
-/// # Safety
-/// The CPU must have AVX.
+/// Safe to call only from code compiled for AVX; elsewhere the caller
+/// proves the CPU has it.
 #[target_feature(enable = "avx")]
 #[inline]
-pub(super) unsafe fn slab8_avx(input: &SlabInput<'_>) -> Slab8 {
+pub(super) fn slab8_avx(input: &SlabInput<'_>) -> Slab8 {
     let SlabInput {
         t_min,
         t_max,
@@ -137,21 +156,9 @@ pub(super) unsafe fn slab8_avx(input: &SlabInput<'_>) -> Slab8 {
     }
 }
 
+sse2_fn! {
 /// See [`super::union4`]: `minps`/`maxps`.
-#[inline(always)]
 pub(super) fn union4(
-    a: (&[Real; 4], &[Real; 4]),
-    b: (&[Real; 4], &[Real; 4]),
-) -> ([Real; 4], [Real; 4]) {
-    // SAFETY: SSE2 is part of every x86-64 CPU.
-    unsafe { union4_sse(a, b) }
-}
-
-/// # Safety
-/// The CPU must have SSE2 (every x86-64 CPU has).
-#[target_feature(enable = "sse2")]
-#[inline]
-unsafe fn union4_sse(
     a: (&[Real; 4], &[Real; 4]),
     b: (&[Real; 4], &[Real; 4]),
 ) -> ([Real; 4], [Real; 4]) {
@@ -161,25 +168,11 @@ unsafe fn union4_sse(
         bytemuck::cast(_mm_max_ps(v(a.1), v(b.1))),
     )
 }
-
-/// See [`super::bins4`]: one vector conversion for the four lanes.
-#[inline(always)]
-pub(super) fn bins4(
-    min: &[Real; 4],
-    max: &[Real; 4],
-    origin: &[Real; 4],
-    scale: &[Real; 4],
-    last: Real,
-) -> [usize; 4] {
-    // SAFETY: SSE2 is part of every x86-64 CPU.
-    unsafe { bins4_sse(min, max, origin, scale, last) }
 }
 
-/// # Safety
-/// The CPU must have SSE2 (every x86-64 CPU has).
-#[target_feature(enable = "sse2")]
-#[inline]
-unsafe fn bins4_sse(
+sse2_fn! {
+/// See [`super::bins4`]: one vector conversion for the four lanes.
+pub(super) fn bins4(
     min: &[Real; 4],
     max: &[Real; 4],
     origin: &[Real; 4],
@@ -191,4 +184,15 @@ unsafe fn bins4_sse(
     let x = _mm_min_ps(_mm_max_ps(x, _mm_setzero_ps()), _mm_set1_ps(last));
     let indices: [i32; 4] = bytemuck::cast::<__m128i, _>(_mm_cvttps_epi32(x));
     indices.map(|i| i as usize)
+}
+}
+
+sse2_fn! {
+/// Prefetches the 64-byte lines `0..=lines` from `start` (a hint: it
+/// never faults and reads nothing the program can observe).
+pub(super) fn prefetch_lines(start: *const i8, lines: usize) -> () {
+    for line in 0..=lines {
+        _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(64 * line));
+    }
+}
 }
