@@ -12,7 +12,7 @@ use std::hint::black_box;
 
 use boxtree::bvh::{BoundingVolume, BuildOptions, ObbFit};
 use boxtree::{AabbTree, Bvh, ObbTree, Point, TriMesh};
-use common::{SplitMix, median_ms, pp};
+use common::{SplitMix, bench_items, pp};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn workloads() -> Vec<(String, TriMesh)> {
@@ -86,7 +86,6 @@ fn ours<V: BoundingVolume>(mesh: &TriMesh, options: &BuildOptions) -> usize {
 
 fn build(c: &mut Criterion) {
     for (name, mesh) in workloads() {
-        let parry_ms = median_ms(&mut || parry_build(black_box(&mesh)));
         println!(
             "build {name}: parry3d tree SAH cost {:.1}",
             parry_sah(&mesh)
@@ -122,10 +121,11 @@ fn build(c: &mut Criterion) {
                 false,
             ),
         ];
+        const SAMPLES: usize = 10;
         let mut group = c.benchmark_group(format!("build/{name}"));
-        group.sample_size(10);
-        group.bench_function("parry3d TriMesh::new", |b| {
-            b.iter(|| parry_build(black_box(&mesh)))
+        group.sample_size(SAMPLES);
+        let parry_ns = bench_items(&mut group, SAMPLES, "parry3d TriMesh::new", 1, &mut || {
+            parry_build(black_box(&mesh))
         });
         for (label, options, is_aabb) in configs {
             if label.contains("hull") && mesh.len() > 200_000 {
@@ -141,8 +141,19 @@ fn build(c: &mut Criterion) {
                     ours::<boxtree::PackedObb>(m, &options)
                 }
             };
-            group.bench_function(label, |b| b.iter(|| run(black_box(&mesh))));
-            let ms = median_ms(&mut || run(black_box(&mesh)));
+            let Some(ns) =
+                bench_items(&mut group, SAMPLES, label, 1, &mut || run(black_box(&mesh)))
+            else {
+                continue;
+            };
+            let ms = ns / 1e6;
+            let parry = parry_ns.map_or(String::new(), |p| {
+                format!(
+                    "; parry3d TriMesh::new {:.3} ms; speed-up {:.2}x",
+                    p / 1e6,
+                    p / ns
+                )
+            });
             let (bytes, sah, volume) = if is_aabb {
                 let tree = AabbTree::build(&mesh, &options);
                 let s = tree.stats();
@@ -154,9 +165,8 @@ fn build(c: &mut Criterion) {
             };
             println!(
                 "build {name} ({} triangles) {label}: {ms:.3} ms, {bytes:.1} bytes/triangle, SAH cost {sah:.1}, \
-                 summed node volume {volume:.3e}; parry3d TriMesh::new {parry_ms:.3} ms; speed-up {:.2}x",
+                 summed node volume {volume:.3e}{parry}",
                 mesh.len(),
-                parry_ms / ms
             );
         }
         group.finish();

@@ -21,7 +21,7 @@ use boxtree::fit::{
     obb_from_triangles_covariance, ritter_sphere, welzl_sphere,
 };
 use boxtree::{Point, Triangle, Vector};
-use common::{SplitMix, median_ns_per_item};
+use common::{SplitMix, bench_items};
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 
 /// The point counts, smallest first.
@@ -100,9 +100,10 @@ fn fitting(c: &mut Criterion) {
         })
         .collect();
     for method in &METHODS {
+        const SAMPLES: usize = 10;
         let mut group = c.benchmark_group(format!("fit/{}", method.name));
         group
-            .sample_size(10)
+            .sample_size(SAMPLES)
             .sampling_mode(SamplingMode::Flat)
             .warm_up_time(Duration::from_millis(300))
             .measurement_time(Duration::from_secs(2));
@@ -121,8 +122,10 @@ fn fitting(c: &mut Criterion) {
                 );
                 break;
             }
-            group.bench_function(format!("{n}"), |b| b.iter(&mut run));
-            let ns_per_point = median_ns_per_item(&mut run, n);
+            let Some(ns_per_point) = bench_items(&mut group, SAMPLES, &format!("{n}"), n, &mut run)
+            else {
+                continue;
+            };
             let median_ms = ns_per_point * n as f64 / 1e6;
             let detail = if method.name == "quickhull" {
                 format!(" ({answer} hull vertices)")

@@ -23,8 +23,9 @@ use boxtree::math::nalgebra::Translation3;
 use boxtree::{
     Aabb, BoundingVolume, Isometry, MeshTree, Obb, OverlapStats, PackedObb, Point, TriMesh, Vector,
 };
-use common::{SplitMix, median_ns_per_item, pp, prot, pv};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use common::{SplitMix, bench_items, pp, prot, pv};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 
 fn load(name: &str) -> TriMesh {
     TriMesh::load(format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR")))
@@ -166,14 +167,16 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
             Box::new(|| boxtree_run(&obb_a, &aabb_b, poses)),
         ),
     ];
+    const SAMPLES: usize = 10;
     let mut group = c.benchmark_group(format!("overlap/{name}"));
     group
-        .sample_size(10)
+        .sample_size(SAMPLES)
         .throughput(Throughput::Elements(n as u64));
     let mut parry_ns = 0.0;
     for (label, mut run) in runs {
-        group.bench_function(label, |bencher| bencher.iter(&mut run));
-        let ns = median_ns_per_item(&mut run, n);
+        let Some(ns) = bench_items(&mut group, SAMPLES, label, n, &mut run) else {
+            continue;
+        };
         if label.starts_with("parry3d") {
             parry_ns = ns;
             println!("overlap {name} {label}: {ns:.0} ns/query");
@@ -184,7 +187,6 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
             );
         }
     }
-    group.finish();
 
     for (label, (volumes, triangles)) in [
         ("obb-obb", stats_per_query(&obb_a, &obb_b, poses)),
@@ -196,19 +198,29 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
         );
     }
     // Every touching pair (no early exit): boxtree only, parry3d has no such query.
-    for (label, ns) in [
-        ("obb-obb", all_pairs_ns(&obb_a, &obb_b, poses)),
-        ("aabb-aabb", all_pairs_ns(&aabb_a, &aabb_b, poses)),
-    ] {
-        println!("overlap {name} {label} touching_pairs (all pairs): {ns:.0} ns/query");
-    }
+    all_pairs(&mut group, SAMPLES, name, "obb-obb", &obb_a, &obb_b, poses);
+    all_pairs(
+        &mut group,
+        SAMPLES,
+        name,
+        "aabb-aabb",
+        &aabb_a,
+        &aabb_b,
+        poses,
+    );
+    group.finish();
 }
 
-fn all_pairs_ns<A: BoundingVolume, B: BoundingVolume>(
+/// Benchmarks `touching_pairs` without a limit (every touching pair) over the poses.
+fn all_pairs<A: BoundingVolume, B: BoundingVolume>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    samples: usize,
+    name: &str,
+    label: &str,
     a: &MeshTree<A>,
     b: &MeshTree<B>,
     poses: &[Isometry],
-) -> f64 {
+) {
     let placed_a = a.placed(Isometry::identity());
     let mut run = || {
         poses
@@ -216,7 +228,10 @@ fn all_pairs_ns<A: BoundingVolume, B: BoundingVolume>(
             .map(|pose| placed_a.touching_pairs(&b.placed(*pose), None, None).len())
             .sum()
     };
-    median_ns_per_item(&mut run, poses.len())
+    let label = format!("boxtree {label} touching_pairs (all pairs)");
+    if let Some(ns) = bench_items(group, samples, &label, poses.len(), &mut run) {
+        println!("overlap {name} {label}: {ns:.0} ns/query");
+    }
 }
 
 fn overlap(c: &mut Criterion) {

@@ -14,7 +14,7 @@ use std::hint::black_box;
 
 use boxtree::bvh::BuildOptions;
 use boxtree::{Aabb, MeshTree, PackedObb, Point, Ray, Segment, Threads, TriMesh};
-use common::{SplitMix, median_ns_per_item, pp, pv};
+use common::{SplitMix, bench_items, pp, pv};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use parry3d::query::RayCast;
 
@@ -180,14 +180,16 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
             }),
         ),
     ];
+    const SAMPLES: usize = 10;
     let mut group = c.benchmark_group(format!("raycast/{name}"));
     group
-        .sample_size(10)
+        .sample_size(SAMPLES)
         .throughput(Throughput::Elements(SEGMENTS as u64));
     let mut parry_ns = [0.0; 2];
     for (label, mut run) in runs {
-        group.bench_function(label, |b| b.iter(&mut run));
-        let ns = median_ns_per_item(&mut run, SEGMENTS);
+        let Some(ns) = bench_items(&mut group, SAMPLES, label, SEGMENTS, &mut run) else {
+            continue;
+        };
         let reference = if label.contains("closest") {
             parry_ns[1]
         } else {
@@ -198,7 +200,7 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
         } else if label.starts_with("parry3d closest") {
             parry_ns[1] = ns;
         }
-        let ratio = if label.starts_with("parry3d") {
+        let ratio = if label.starts_with("parry3d") || reference == 0.0 {
             String::new()
         } else {
             format!(", speed-up over parry3d {:.2}x", reference / ns)

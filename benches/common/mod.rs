@@ -6,7 +6,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use boxtree::math::{Point, Rotation, Vector};
-use criterion::{Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput};
 
 #[path = "../../tests/common/splitmix.rs"]
 mod splitmix;
@@ -29,18 +30,43 @@ pub fn prot(r: &Rotation) -> parry3d::math::Rotation {
     parry3d::math::Rotation::from_xyzw(q.i, q.j, q.k, q.w)
 }
 
-/// Median nanoseconds per item of `run` (which processes `items` items per
-/// call): up to 31 calls, fewer when each takes long (at least 3, about 3 s).
-pub fn median_ns_per_item(run: &mut dyn FnMut() -> usize, items: usize) -> f64 {
-    let budget = Instant::now();
-    let mut samples = Vec::new();
-    while samples.len() < 31 && (samples.len() < 3 || budget.elapsed().as_secs_f64() < 3.0) {
-        let start = Instant::now();
-        black_box(run());
-        samples.push(start.elapsed().as_nanos() as f64 / items as f64);
-    }
+/// Benchmarks `run` (which answers `items` queries per call) as `label` in
+/// `group`, and returns criterion's median nanoseconds per item: the median
+/// of criterion's own measurement samples, recorded as criterion takes
+/// them, so the printed ratios and criterion's report come from one timer.
+/// `sample_size` must be the group's. `None` when criterion did not measure
+/// the function (filtered out, or a `--test` run).
+pub fn bench_items(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    sample_size: usize,
+    label: &str,
+    items: usize,
+    run: &mut dyn FnMut() -> usize,
+) -> Option<f64> {
+    let mut per_call: Vec<f64> = Vec::new();
+    group.bench_function(label, |b| {
+        b.iter_custom(|iters| {
+            let start = Instant::now();
+            for _ in 0..iters {
+                black_box(run());
+            }
+            let elapsed = start.elapsed();
+            per_call.push(elapsed.as_secs_f64() * 1e9 / iters as f64);
+            elapsed
+        })
+    });
+    // Criterion's warm-up calls come first; its measurement is the last
+    // `sample_size` calls, one per sample.
+    let warm_up = per_call.len().checked_sub(sample_size)?;
+    let samples = &mut per_call[warm_up..];
     samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
+    let n = samples.len();
+    let median = if n.is_multiple_of(2) {
+        (samples[n / 2 - 1] + samples[n / 2]) / 2.0
+    } else {
+        samples[n / 2]
+    };
+    Some(median / items as f64)
 }
 
 /// Benchmarks boxtree and parry3d on the same inputs in one criterion group,
@@ -57,7 +83,9 @@ pub fn side_by_side(
     mut parry: impl FnMut() -> usize,
 ) {
     let (ours_count, parry_count) = (ours(), parry());
-    let (ours_ns, parry_ns) = time_both(c, name, items, &mut ours, &mut parry);
+    let Some((ours_ns, parry_ns)) = time_both(c, name, items, &mut ours, &mut parry) else {
+        return;
+    };
     println!(
         "side-by-side {name}: boxtree {ours_ns:.2} ns/query, parry3d {parry_ns:.2} ns/query, \
          speed-up {:.2}x (hits: boxtree {ours_count}, parry3d {parry_count} of {items})",
@@ -66,54 +94,21 @@ pub fn side_by_side(
 }
 
 /// Runs both closures in one criterion group (throughput `items`) and
-/// returns their median nanoseconds per item, measured again outside criterion
-/// so the ratio can be printed in the same run.
+/// returns criterion's median nanoseconds per item of each ([`bench_items`]).
 pub fn time_both(
     c: &mut Criterion,
     name: &str,
     items: usize,
     ours: &mut dyn FnMut() -> usize,
     parry: &mut dyn FnMut() -> usize,
-) -> (f64, f64) {
+) -> Option<(f64, f64)> {
+    const SAMPLES: usize = 30;
     let mut group = c.benchmark_group(name);
-    group.throughput(Throughput::Elements(items as u64));
-    group.bench_function("boxtree", |b| b.iter(|| black_box(ours())));
-    group.bench_function("parry3d", |b| b.iter(|| black_box(parry())));
+    group
+        .sample_size(SAMPLES)
+        .throughput(Throughput::Elements(items as u64));
+    let ours_ns = bench_items(&mut group, SAMPLES, "boxtree", items, ours);
+    let parry_ns = bench_items(&mut group, SAMPLES, "parry3d", items, parry);
     group.finish();
-    (
-        median_ns_per_item(ours, items),
-        median_ns_per_item(parry, items),
-    )
-}
-
-/// Median milliseconds of one call of `run` (for builds: no criterion group).
-///
-/// Calls `run` untimed for a quarter of a second (at least once), then
-/// times calls for at least a second and 31 calls, or, when each takes
-/// long, about 3 s and at least 3 calls. The first calls after a criterion
-/// group or another mesh ran up to 2x slower for several milliseconds, so
-/// 31 calls of a 15 µs build (FCL's rob), half a millisecond in all, put
-/// its printed speed-up anywhere from 1.2x to 1.9x between runs.
-pub fn median_ms(run: &mut dyn FnMut() -> usize) -> f64 {
-    let warm_up = Instant::now();
-    loop {
-        black_box(run());
-        if warm_up.elapsed().as_secs_f64() >= 0.25 {
-            break;
-        }
-    }
-    let budget = Instant::now();
-    let mut samples = Vec::new();
-    loop {
-        let elapsed = budget.elapsed().as_secs_f64();
-        let enough = samples.len() >= 31 && elapsed >= 1.0;
-        if samples.len() >= 3 && (enough || elapsed >= 3.0) {
-            break;
-        }
-        let start = Instant::now();
-        black_box(run());
-        samples.push(start.elapsed().as_secs_f64() * 1e3);
-    }
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
+    ours_ns.zip(parry_ns)
 }
