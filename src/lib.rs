@@ -29,6 +29,8 @@
 //! 7. [`mesh`]: validated triangle soups ([`TriMesh`]) and their file loaders.
 //! 8. [`query`]: [`MeshTree`] and [`PlacedMesh`], joining a mesh and its tree:
 //!    raycasts, line of sight, batches, mesh-vs-mesh overlap, region queries.
+//! 9. [`scene`]: [`Scene`], many placed, moving and instanced mesh trees
+//!    under a top-level tree, with the same queries over the whole world.
 //!
 //! Types are re-exported at the crate root; the tests themselves are called
 //! through their layer (`boxtree::intersect::segment_triangle`,
@@ -51,6 +53,7 @@ pub mod math;
 mod memory;
 pub mod mesh;
 pub mod query;
+pub mod scene;
 pub mod shape;
 mod simd;
 pub mod sweep;
@@ -67,6 +70,10 @@ pub use mesh::{MeshError, MeshFormat, MeshReport, TriMesh, TriangleId};
 pub use query::{
     Contact, MeshTree, OverlapStats, PlacedMesh, RayHit, Region, SightOptions, Threads,
     TrianglePair, Visibility, Which,
+};
+pub use scene::{
+    Filter, ObjectId, ObjectPair, Scene, SceneError, SceneHit, SceneMesh, SceneTriangle,
+    UpdateReport,
 };
 pub use shape::{Plane, PlaneError, Ray, RaySpan, Segment, Triangle, TriangleSoup};
 pub use sweep::{SpherePlaneHit, SweepHit};

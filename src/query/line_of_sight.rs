@@ -12,7 +12,7 @@ use crate::query::batch::{Threads, fill_batch};
 use crate::query::raycast::PreparedRay;
 use crate::query::{MeshTree, RayHit};
 use crate::shape::TriangleId;
-use crate::shape::{Ray, Segment};
+use crate::shape::{Ray, RaySpan, Segment};
 
 /// What may be ignored when deciding whether a segment is blocked.
 ///
@@ -34,27 +34,28 @@ pub struct SightOptions {
     ignored: Vec<TriangleId>,
 }
 
-/// The answer for one target.
+/// The answer for one target: `B` names the blocker, a triangle of a
+/// mesh, or a [`crate::SceneTriangle`] for a scene.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Visibility {
+pub enum Visibility<B = TriangleId> {
     /// Nothing blocks the segment from the eye to the target.
     Visible,
-    /// This triangle blocks it (the first one found, not necessarily the nearest).
-    Blocked(TriangleId),
+    /// This blocks it (the first one found, not necessarily the nearest).
+    Blocked(B),
     /// The eye or target has a NaN or infinite coordinate: no answer.
     Invalid,
 }
 
-impl Visibility {
+impl<B> Visibility<B> {
     /// True for [`Visibility::Visible`].
     #[must_use]
     pub fn is_visible(self) -> bool {
-        self == Visibility::Visible
+        matches!(self, Visibility::Visible)
     }
 
-    /// The blocking triangle, for [`Visibility::Blocked`].
+    /// The blocker, for [`Visibility::Blocked`].
     #[must_use]
-    pub fn blocker(self) -> Option<TriangleId> {
+    pub fn blocker(self) -> Option<B> {
         match self {
             Visibility::Blocked(triangle) => Some(triangle),
             _ => None,
@@ -78,6 +79,12 @@ impl SightOptions {
         self.ignored.sort_unstable();
         self.ignored.dedup();
         self
+    }
+
+    /// True when some triangle is on the ignore list.
+    #[must_use]
+    pub fn ignores_any(&self) -> bool {
+        !self.ignored.is_empty()
     }
 
     /// True when `triangle` is on the ignore list.
@@ -204,6 +211,17 @@ fn sight_ray(
     target: &Point,
     options: &SightOptions,
 ) -> Result<PreparedRay, Visibility> {
+    let span = sight_span(eye, target, options)?;
+    PreparedRay::with_end(&span.ray, span.end, span.t_min, span.t_max).ok_or(Visibility::Visible)
+}
+
+/// The segment from `eye` to `target` over the range its margins leave, or
+/// the answer when no descent is needed (invalid input, zero length).
+pub(crate) fn sight_span<B>(
+    eye: &Point,
+    target: &Point,
+    options: &SightOptions,
+) -> Result<RaySpan, Visibility<B>> {
     if !ends_are_finite(eye, target) {
         return Err(Visibility::Invalid);
     }
@@ -214,7 +232,11 @@ fn sight_ray(
     }
     let t_min = options.ignore_near_eye.max(0.0) / length;
     let t_max = 1.0 - options.ignore_near_target.max(0.0) / length;
-    PreparedRay::segment(&segment, t_min, t_max).ok_or(Visibility::Visible)
+    Ok(RaySpan {
+        t_min,
+        t_max,
+        ..RaySpan::segment(&segment)
+    })
 }
 
 /// False when the eye or the target has a NaN or infinite coordinate (or

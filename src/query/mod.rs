@@ -1,10 +1,10 @@
 //! The user-facing queries on a mesh and its tree: raycasts and line of sight.
 
-mod batch;
-mod line_of_sight;
+pub(crate) mod batch;
+pub(crate) mod line_of_sight;
 mod mesh_overlap;
 mod mesh_tree;
-mod raycast;
+pub(crate) mod raycast;
 mod raycast_stream;
 mod raycast_wide;
 mod region;

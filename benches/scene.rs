@@ -1,0 +1,436 @@
+//! Scenes: a town of instanced buildings (line of sight and closest hits
+//! from head height) and a field of moving objects (update and all
+//! overlapping pairs per frame), boxtree's `Scene` beside parry3d's
+//! `partitioning::Bvh` over instance boxes with shared `TriMesh`es, and
+//! beside one flattened `MeshTree` of the same world.
+//!
+//! Run with `cargo bench --bench scene`. Each configuration prints a
+//! `scene` line with criterion's median per query (or per frame) and the
+//! ratio to parry3d; criterion records the same runs.
+
+mod common;
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use boxtree::math::nalgebra::Translation3;
+use boxtree::math::{Isometry, Point, Real, Rotation, Vector};
+type Translation = Translation3<Real>;
+use boxtree::{Aabb, Filter, MeshTree, PackedObb, Scene, SceneMesh, Segment, Threads, TriMesh};
+use common::{SplitMix, bench_items, pp, prot, pv};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use parry3d::partitioning::{Bvh, BvhBuildStrategy};
+use parry3d::query::RayCast;
+
+const SEGMENTS: usize = 1_000_000;
+const SAMPLES: usize = 10;
+
+/// `mesh` moved by `offset`.
+fn moved(mesh: &TriMesh, offset: Vector) -> TriMesh {
+    let vertices = mesh.vertices().iter().map(|p| p + offset).collect();
+    TriMesh::new(vertices, mesh.indices().to_vec()).expect("valid")
+}
+
+/// Building `k` of 21: a block with a bumpy roof and a dome, about 2,900
+/// triangles, 6–14 m wide and 8–30 m tall.
+fn building(k: u64) -> TriMesh {
+    let mut rng = SplitMix(100 + k);
+    let (w, d, h) = (
+        rng.range(6.0, 14.0),
+        rng.range(6.0, 14.0),
+        rng.range(8.0, 30.0),
+    );
+    let block = TriMesh::cuboid(
+        Point::new(-w / 2.0, -d / 2.0, 0.0),
+        Point::new(w / 2.0, d / 2.0, h),
+    );
+    let roof = moved(
+        &TriMesh::terrain(30, w.min(d), 1.5, k),
+        Vector::new(0.0, 0.0, h),
+    );
+    let dome = TriMesh::icosphere(Point::new(0.0, 0.0, h + 1.0), w.min(d) / 4.0, 3);
+    block.merged(&roof).merged(&dome)
+}
+
+struct Town {
+    scene: Scene,
+    /// Per instance: which building and where.
+    instances: Vec<(usize, Isometry)>,
+    buildings: Vec<Arc<MeshTree<Aabb>>>,
+    segments: Vec<Segment>,
+}
+
+/// 2,180 instances of 21 buildings on a 47 × 47 grid of 20 m lots, turned
+/// at random about the vertical, and segments from head height in the
+/// streets to points on and around the buildings up to 200 m away.
+fn town() -> Town {
+    let buildings: Vec<Arc<MeshTree<Aabb>>> = (0..21)
+        .map(|k| Arc::new(MeshTree::<Aabb>::new(building(k))))
+        .collect();
+    let mut rng = SplitMix(2181);
+    let mut scene = Scene::new();
+    let mut instances = Vec::new();
+    for i in 0..47 {
+        for j in 0..47 {
+            if instances.len() == 2_180 {
+                break;
+            }
+            let kind = rng.next_u64() as usize % buildings.len();
+            let at = Vector::new(20.0 * i as Real - 460.0, 20.0 * j as Real - 460.0, 0.0);
+            let turn =
+                Rotation::from_axis_angle(&Vector::z_axis(), rng.range(0.0, std::f32::consts::TAU));
+            let pose = Isometry::from_parts(Translation::from(at), turn);
+            scene.add(buildings[kind].clone(), pose).expect("finite");
+            instances.push((kind, pose));
+        }
+    }
+    scene.update();
+    let segments = (0..SEGMENTS)
+        .map(|_| {
+            // Streets run between the lots, at multiples of 20 m plus 10.
+            let street =
+                |rng: &mut SplitMix| 20.0 * (rng.range(-23.0, 23.0)).round() + 10.0 - 460.0;
+            let along = rng.range(-470.0, 470.0);
+            let eye = if rng.next_u64().is_multiple_of(2) {
+                Point::new(street(&mut rng), along, 1.7)
+            } else {
+                Point::new(along, street(&mut rng), 1.7)
+            };
+            let reach = Vector::new(rng.range(-200.0, 200.0), rng.range(-200.0, 200.0), 0.0);
+            let target = Point::new(eye.x + reach.x, eye.y + reach.y, rng.range(0.0, 30.0));
+            Segment::new(eye, target)
+        })
+        .collect();
+    Town {
+        scene,
+        instances,
+        buildings,
+        segments,
+    }
+}
+
+fn parry_pose(pose: &Isometry) -> parry3d::math::Pose {
+    parry3d::math::Pose::from_parts(pv(&pose.translation.vector), prot(&pose.rotation))
+}
+
+fn parry_mesh(mesh: &TriMesh) -> parry3d::shape::TriMesh {
+    parry3d::shape::TriMesh::new(
+        mesh.vertices().iter().map(pp).collect(),
+        mesh.indices().to_vec(),
+    )
+    .expect("valid mesh")
+}
+
+fn bench_town(c: &mut Criterion) {
+    let town = town();
+    let Town {
+        scene,
+        instances,
+        buildings,
+        segments,
+    } = &town;
+    let distinct: usize = buildings.iter().map(|b| b.mesh().len()).sum();
+    let flat_triangles: usize = instances
+        .iter()
+        .map(|(k, _)| buildings[*k].mesh().len())
+        .sum();
+    println!(
+        "scene town: {} instances of {} buildings ({distinct} distinct triangles, {flat_triangles} flattened), {} segments",
+        instances.len(),
+        buildings.len(),
+        segments.len()
+    );
+
+    // parry3d: a BVH over the instances' world boxes, shared TriMeshes.
+    let parry_meshes: Vec<parry3d::shape::TriMesh> =
+        buildings.iter().map(|b| parry_mesh(b.mesh())).collect();
+    let parry_poses: Vec<parry3d::math::Pose> =
+        instances.iter().map(|(_, p)| parry_pose(p)).collect();
+    let parry_bvh = {
+        let boxes: Vec<_> = instances
+            .iter()
+            .zip(&parry_poses)
+            .map(|((k, _), pose)| parry_meshes[*k].local_aabb().transform_by(pose))
+            .collect();
+        Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes)
+    };
+    let parry_rays: Vec<parry3d::query::Ray> = segments
+        .iter()
+        .map(|s| parry3d::query::Ray::new(pp(&s.a), pv(&s.direction())))
+        .collect();
+    let parry_any = |ray: &parry3d::query::Ray| {
+        parry_bvh
+            .leaves(|node| node.cast_ray(ray, 1.0) < Real::MAX)
+            .any(|leaf| {
+                let leaf = leaf as usize;
+                parry_meshes[instances[leaf].0].intersects_ray(&parry_poses[leaf], ray, 1.0)
+            })
+    };
+    let parry_closest = |ray: &parry3d::query::Ray| {
+        parry_bvh.cast_ray(ray, 1.0, |leaf, best| {
+            let leaf = leaf as usize;
+            parry_meshes[instances[leaf].0].cast_ray(&parry_poses[leaf], ray, best, true)
+        })
+    };
+
+    let everything = Filter::everything();
+    let blocked = segments
+        .iter()
+        .filter(|s| scene.any_hit(*s, &everything).is_some())
+        .count();
+    let parry_blocked = parry_rays.iter().filter(|r| parry_any(r)).count();
+    println!(
+        "scene town: {:.1}% of segments blocked (parry3d {:.1}%); scene {:.2} MiB beside {:.2} MiB of distinct meshes and trees",
+        100.0 * blocked as f64 / segments.len() as f64,
+        100.0 * parry_blocked as f64 / segments.len() as f64,
+        scene.bytes() as f64 / (1 << 20) as f64,
+        scene.mesh_bytes() as f64 / (1 << 20) as f64,
+    );
+
+    let mut group = c.benchmark_group("scene/town build");
+    group.sample_size(SAMPLES);
+    let build = bench_items(
+        &mut group,
+        SAMPLES,
+        "boxtree Scene::add + update",
+        1,
+        &mut || {
+            let mut fresh = Scene::new();
+            for (k, pose) in instances {
+                fresh.add(buildings[*k].clone(), *pose).expect("finite");
+            }
+            fresh.update();
+            fresh.len()
+        },
+    );
+    let parry_build = bench_items(
+        &mut group,
+        SAMPLES,
+        "parry3d Bvh::from_leaves",
+        1,
+        &mut || {
+            let boxes: Vec<_> = instances
+                .iter()
+                .zip(&parry_poses)
+                .map(|((k, _), pose)| parry_meshes[*k].local_aabb().transform_by(pose))
+                .collect();
+            Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes).leaf_count() as usize
+        },
+    );
+    group.finish();
+    if let (Some(ours), Some(theirs)) = (build, parry_build) {
+        println!(
+            "scene town build: boxtree {:.2} ms, parry3d {:.2} ms (instance boxes and tree only), ratio {:.2}x",
+            ours / 1e6,
+            theirs / 1e6,
+            theirs / ours
+        );
+    }
+
+    let mut any_out = Vec::new();
+    type Run<'a> = Box<dyn FnMut() -> usize + 'a>;
+    let runs: Vec<(&str, Run)> = vec![
+        (
+            "parry3d any-hit (Bvh::leaves + intersects_ray)",
+            Box::new(|| {
+                parry_rays
+                    .iter()
+                    .filter(|r| black_box(parry_any(black_box(r))))
+                    .count()
+            }),
+        ),
+        (
+            "parry3d closest-hit (Bvh::cast_ray + cast_ray)",
+            Box::new(|| {
+                parry_rays
+                    .iter()
+                    .filter(|r| black_box(parry_closest(black_box(r))).is_some())
+                    .count()
+            }),
+        ),
+        (
+            "boxtree scene any-hit",
+            Box::new(|| {
+                segments
+                    .iter()
+                    .filter(|s| black_box(scene.any_hit(*black_box(s), &everything)).is_some())
+                    .count()
+            }),
+        ),
+        (
+            "boxtree scene closest-hit",
+            Box::new(|| {
+                segments
+                    .iter()
+                    .filter(|s| black_box(scene.closest_hit(*black_box(s), &everything)).is_some())
+                    .count()
+            }),
+        ),
+        (
+            "boxtree scene any-hit batch (all cores)",
+            Box::new(|| {
+                scene.segments_any_hit(
+                    black_box(segments),
+                    &everything,
+                    Threads::All,
+                    &mut any_out,
+                );
+                any_out.iter().filter(|h| h.is_some()).count()
+            }),
+        ),
+    ];
+    let mut group = c.benchmark_group("scene/town");
+    group
+        .sample_size(SAMPLES)
+        .throughput(Throughput::Elements(segments.len() as u64));
+    let mut parry_ns = [0.0; 2];
+    for (label, mut run) in runs {
+        let Some(ns) = bench_items(&mut group, SAMPLES, label, segments.len(), &mut run) else {
+            continue;
+        };
+        let slot = usize::from(label.contains("closest"));
+        if label.starts_with("parry3d") {
+            parry_ns[slot] = ns;
+            println!("scene town {label}: {ns:.0} ns/query");
+        } else {
+            println!(
+                "scene town {label}: {ns:.0} ns/query, speed-up over parry3d {:.2}x",
+                parry_ns[slot] / ns
+            );
+        }
+    }
+    group.finish();
+
+    // The flattened world: every instance's triangles in one tree.
+    let mut world = TriMesh::new(vec![Point::origin(); 3], vec![[0, 1, 2]]).expect("one triangle");
+    let mut vertices = Vec::with_capacity(flat_triangles * 3 / 2);
+    let mut indices = Vec::with_capacity(flat_triangles);
+    for (k, pose) in instances {
+        let mesh = buildings[*k].mesh();
+        let base = vertices.len() as u32;
+        vertices.extend(mesh.vertices().iter().map(|v| pose * v));
+        indices.extend(mesh.indices().iter().map(|t| t.map(|i| i + base)));
+    }
+    world = TriMesh::new(vertices, indices).unwrap_or(world);
+    let start = std::time::Instant::now();
+    let flat = MeshTree::<Aabb>::new(world);
+    println!(
+        "scene town flattened: {} triangles, built in {:.2} s (one build, not a criterion figure), {:.0} MiB beside the mesh",
+        flat.mesh().len(),
+        start.elapsed().as_secs_f64(),
+        flat.bytes() as f64 / (1 << 20) as f64
+    );
+    let mut group = c.benchmark_group("scene/town flattened");
+    group
+        .sample_size(SAMPLES)
+        .throughput(Throughput::Elements(segments.len() as u64));
+    for (label, closest) in [
+        ("flattened MeshTree any-hit", false),
+        ("flattened MeshTree closest-hit", true),
+    ] {
+        let mut run = || {
+            segments
+                .iter()
+                .filter(|s| {
+                    if closest {
+                        black_box(flat.closest_hit(*black_box(s))).is_some()
+                    } else {
+                        black_box(flat.any_hit(*black_box(s))).is_some()
+                    }
+                })
+                .count()
+        };
+        if let Some(ns) = bench_items(&mut group, SAMPLES, label, segments.len(), &mut run) {
+            println!("scene town {label}: {ns:.0} ns/query");
+        }
+    }
+    group.finish();
+}
+
+/// 10,000 objects of 10 meshes (200 to 2,000 triangles, about 1 m across)
+/// in a 60 m cube, 1,000 of them moving each frame.
+fn bench_field(c: &mut Criterion) {
+    let meshes: Vec<Arc<MeshTree<PackedObb>>> = (0..10u64)
+        .map(|k| {
+            let mesh = match k % 3 {
+                0 => TriMesh::icosphere(Point::origin(), 0.5, 2 + (k % 2) as u32),
+                1 => TriMesh::terrain(10 + 5 * k as u32 / 3, 1.0, 0.3, k),
+                _ => TriMesh::random_soup(200 + 180 * k as u32, 0.5, 0.2, k),
+            };
+            Arc::new(MeshTree::<PackedObb>::new(mesh))
+        })
+        .collect();
+    let mut rng = SplitMix(10_000);
+    let mut scene = Scene::new();
+    let mut ids = Vec::new();
+    for k in 0..10_000usize {
+        let pose = Isometry::from_parts(Translation::from(rng.vector(-30.0, 30.0)), rng.rotation());
+        ids.push(
+            scene
+                .add(SceneMesh::Obb(meshes[k % meshes.len()].clone()), pose)
+                .expect("finite"),
+        );
+    }
+    scene.update();
+    let frames: Vec<Vec<(usize, Isometry)>> = (0..16)
+        .map(|_| {
+            (0..1_000)
+                .map(|_| {
+                    let k = rng.next_u64() as usize % ids.len();
+                    (
+                        k,
+                        Isometry::from_parts(
+                            Translation::from(rng.vector(-30.0, 30.0)),
+                            rng.rotation(),
+                        ),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let everything = Filter::everything();
+    let pairs = scene.overlapping_pairs(&everything, |_, _| false, Threads::Current);
+    println!(
+        "scene field: 10000 objects, {} overlapping pairs in the first frame",
+        pairs.len()
+    );
+
+    let mut group = c.benchmark_group("scene/field");
+    group.sample_size(SAMPLES);
+    let mut frame = 0;
+    let update = bench_items(
+        &mut group,
+        SAMPLES,
+        "boxtree move 1000 + update",
+        1,
+        &mut || {
+            for &(k, pose) in &frames[frame % frames.len()] {
+                scene.set_pose(ids[k], pose).expect("live");
+            }
+            frame += 1;
+            usize::from(scene.update().rebuilt)
+        },
+    );
+    if let Some(ns) = update {
+        println!(
+            "scene field: move 1000 objects + update {:.3} ms per frame",
+            ns / 1e6
+        );
+    }
+    for (label, threads) in [
+        ("boxtree all pairs, one thread", Threads::Current),
+        ("boxtree all pairs, all cores", Threads::All),
+    ] {
+        if let Some(ns) = bench_items(&mut group, SAMPLES, label, 1, &mut || {
+            scene
+                .overlapping_pairs(&everything, |_, _| false, threads)
+                .len()
+        }) {
+            println!("scene field {label}: {:.2} ms per frame", ns / 1e6);
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_town, bench_field);
+criterion_main!(benches);

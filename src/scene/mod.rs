@@ -1,0 +1,435 @@
+//! Scenes: many placed, moving and instanced meshes under one top-level tree.
+//!
+//! A [`Scene`] holds objects, each a shared [`MeshTree`](crate::MeshTree) (placed any number
+//! of times, stored once), a rigid pose, a layer mask and an optional
+//! group. Queries descend the top-level tree over the objects' world boxes,
+//! bring the query into each candidate object's frame and descend that
+//! object's own tree: the two-level structure of Embree's instanced scenes
+//! and of parry3d's BVH over colliders.
+//!
+//! Every change is seen by the next query: a move or deformation refits the
+//! path above the object at once, a new object is tested one by one until
+//! [`Scene::update`] puts it into the tree, a removed object is gone at
+//! once. `update` keeps the queries fast: it rebuilds the top level when
+//! objects were added or refits have made it worse than a rebuild.
+//!
+//! Poses are rigid. A uniform scale is refused by the type (there is no
+//! field for it): overlap between two objects descends both trees under
+//! their relative pose, whose separating-axis tests hold for rigid motions
+//! only. Build a scaled copy of the mesh (`TriMesh::new` on scaled
+//! vertices) and place that tree instead.
+
+mod filter;
+mod object;
+mod overlap;
+mod raycast;
+mod region;
+mod top_tree;
+
+use std::fmt;
+
+pub use filter::Filter;
+pub(crate) use object::with_tree;
+pub use object::{ObjectId, SceneMesh};
+pub use overlap::ObjectPair;
+pub use raycast::{SceneHit, SceneTriangle};
+
+use crate::bounding_volume::Aabb;
+use crate::bvh::{ArrayStack, NodeId, Visit, stack_items};
+use crate::math::{Isometry, Point, Real};
+use crate::mesh::MeshError;
+use object::{Object, Slot, is_finite_pose};
+use top_tree::{REMOVED, TopTree};
+
+/// Why a scene refused a change.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SceneError {
+    /// No object of this scene has this id (never added, or removed).
+    UnknownObject(ObjectId),
+    /// A pose with a NaN or infinite component.
+    NonFinitePose {
+        /// The object being moved, or `None` for one being added.
+        object: Option<ObjectId>,
+    },
+    /// The new vertices of a deformed object were rejected.
+    Mesh {
+        /// The object being deformed.
+        object: ObjectId,
+        /// Why its mesh refused them.
+        source: MeshError,
+    },
+}
+
+impl fmt::Display for SceneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SceneError::UnknownObject(id) => write!(f, "no object {} in this scene", id.get()),
+            SceneError::NonFinitePose { object: Some(id) } => {
+                write!(f, "non-finite pose for object {}", id.get())
+            }
+            SceneError::NonFinitePose { object: None } => {
+                write!(f, "non-finite pose for a new object")
+            }
+            SceneError::Mesh { object, .. } => {
+                write!(
+                    f,
+                    "object {}: its mesh refused the new vertices",
+                    object.get()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for SceneError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SceneError::Mesh { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// What [`Scene::update`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UpdateReport {
+    /// The top-level tree was rebuilt (objects added, or its cost had grown).
+    pub rebuilt: bool,
+}
+
+/// A world of placed meshes (see the module documentation).
+///
+/// Changes take `&mut self`, queries `&self`; a scene is `Send + Sync`, so
+/// one scene serves any number of query threads between changes.
+#[derive(Clone, Debug, Default)]
+pub struct Scene {
+    /// Indexed by [`ObjectId`]; `None` once removed (ids are never reused).
+    objects: Vec<Option<Object>>,
+    live: usize,
+    top: Option<TopTree>,
+    /// Objects added since the last build, tested one by one.
+    unindexed: Vec<u32>,
+    /// Leaf positions emptied by removals since the last build.
+    removed_since_build: usize,
+    /// Largest absolute world coordinate of any object box: the scale of
+    /// rounding in the top-level pruning.
+    coordinate_scale: Real,
+}
+
+impl Scene {
+    /// An empty scene.
+    #[must_use]
+    pub fn new() -> Self {
+        Scene::default()
+    }
+
+    /// Places `mesh` (a tree, or an `Arc` of one to share it) at `pose`, on
+    /// layer mask 1 and in no group. The object is found by the next query;
+    /// [`Scene::update`] moves it into the top-level tree.
+    pub fn add(
+        &mut self,
+        mesh: impl Into<SceneMesh>,
+        pose: Isometry,
+    ) -> Result<ObjectId, SceneError> {
+        if !is_finite_pose(&pose) {
+            return Err(SceneError::NonFinitePose { object: None });
+        }
+        let id = ObjectId(u32::try_from(self.objects.len()).expect("fewer than 2^32 objects"));
+        let object = Object::new(mesh.into(), pose);
+        self.note_scale(&object.world_box);
+        self.objects.push(Some(object));
+        self.unindexed.push(id.0);
+        self.live += 1;
+        Ok(id)
+    }
+
+    /// Takes the object out of the scene at once; its id is never reused.
+    pub fn remove(&mut self, id: ObjectId) -> Result<SceneMesh, SceneError> {
+        let object = self
+            .objects
+            .get_mut(id.index())
+            .and_then(Option::take)
+            .ok_or(SceneError::UnknownObject(id))?;
+        self.live -= 1;
+        match object.slot {
+            Slot::Unindexed => self.unindexed.retain(|&m| m != id.0),
+            Slot::Indexed { node, position } => {
+                let top = self.top.as_mut().expect("indexed objects have a tree");
+                top.members[position as usize] = REMOVED;
+                self.removed_since_build += 1;
+                let objects = &self.objects;
+                top.refit_from(node, |m| world_box_of(objects, m));
+            }
+        }
+        Ok(object.mesh)
+    }
+
+    /// Moves the object; queries see the new pose at once.
+    pub fn set_pose(&mut self, id: ObjectId, pose: Isometry) -> Result<(), SceneError> {
+        if !is_finite_pose(&pose) {
+            return Err(SceneError::NonFinitePose { object: Some(id) });
+        }
+        self.object_mut(id)?.place(pose);
+        self.refit_object(id);
+        Ok(())
+    }
+
+    /// Deforms the object's mesh ([`crate::MeshTree::set_vertices`]: same
+    /// triangles, new positions, the tree refitted). A mesh shared with
+    /// other objects is copied first, so the other instances keep their shape.
+    pub fn set_vertices(&mut self, id: ObjectId, vertices: Vec<Point>) -> Result<(), SceneError> {
+        let object = self.object_mut(id)?;
+        let result = with_tree!(&mut object.mesh, tree => std::sync::Arc::make_mut(tree).set_vertices(vertices));
+        result.map_err(|source| SceneError::Mesh { object: id, source })?;
+        let pose = object.pose;
+        object.place(pose);
+        self.refit_object(id);
+        Ok(())
+    }
+
+    /// Sets the object's layer mask: a query's [`Filter`] sees the object
+    /// when the two masks share a bit.
+    pub fn set_layers(&mut self, id: ObjectId, layers: u32) -> Result<(), SceneError> {
+        self.object_mut(id)?.layers = layers;
+        Ok(())
+    }
+
+    /// Puts the object in a group (or none): objects of one group are never
+    /// reported as an overlapping pair (a robot's links touch by design).
+    pub fn set_group(&mut self, id: ObjectId, group: Option<u32>) -> Result<(), SceneError> {
+        self.object_mut(id)?.group = group;
+        Ok(())
+    }
+
+    /// Rebuilds the top-level tree when objects were added since the last
+    /// build, when a quarter of its leaves were removed, or when refits
+    /// made its surface-area cost grow by the factor `top_tree` names;
+    /// otherwise does nothing. Call it once per frame, after the moves.
+    pub fn update(&mut self) -> UpdateReport {
+        let stale = match &self.top {
+            None => !self.unindexed.is_empty(),
+            Some(top) => {
+                !self.unindexed.is_empty()
+                    || 4 * self.removed_since_build > top.members.len()
+                    || top.degraded()
+            }
+        };
+        if stale {
+            self.rebuild();
+        }
+        UpdateReport { rebuilt: stale }
+    }
+
+    /// Builds the top-level tree anew over every object.
+    fn rebuild(&mut self) {
+        let boxes: Vec<(u32, Aabb)> = self
+            .objects
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| o.as_ref().map(|o| (i as u32, o.world_box)))
+            .collect();
+        self.unindexed.clear();
+        self.removed_since_build = 0;
+        self.coordinate_scale = 0.0;
+        for (_, b) in &boxes {
+            self.coordinate_scale = self.coordinate_scale.max(box_scale(b));
+        }
+        if boxes.is_empty() {
+            self.top = None;
+            return;
+        }
+        let (top, placements) = TopTree::build(&boxes);
+        for (object, node, position) in placements {
+            if let Some(o) = self.objects[object as usize].as_mut() {
+                o.slot = Slot::Indexed { node, position };
+            }
+        }
+        self.top = Some(top);
+    }
+
+    /// Number of objects.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    /// True when the scene has no objects.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// True when `id` names an object of this scene.
+    #[must_use]
+    pub fn contains(&self, id: ObjectId) -> bool {
+        self.object(id).is_some()
+    }
+
+    /// The ids of every object, in the order they were added.
+    pub fn ids(&self) -> impl Iterator<Item = ObjectId> + '_ {
+        self.objects
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.is_some())
+            .map(|(i, _)| ObjectId(i as u32))
+    }
+
+    /// The object's mesh.
+    #[must_use]
+    pub fn mesh(&self, id: ObjectId) -> Option<&SceneMesh> {
+        self.object(id).map(|o| &o.mesh)
+    }
+
+    /// The object's pose (mesh frame → world frame).
+    #[must_use]
+    pub fn pose(&self, id: ObjectId) -> Option<Isometry> {
+        self.object(id).map(|o| o.pose)
+    }
+
+    /// The object's layer mask.
+    #[must_use]
+    pub fn layers(&self, id: ObjectId) -> Option<u32> {
+        self.object(id).map(|o| o.layers)
+    }
+
+    /// The object's group.
+    #[must_use]
+    pub fn group(&self, id: ObjectId) -> Option<Option<u32>> {
+        self.object(id).map(|o| o.group)
+    }
+
+    /// The object's world bounds (padded for rounding), as the top-level tree holds them.
+    #[must_use]
+    pub fn world_box(&self, id: ObjectId) -> Option<Aabb> {
+        self.object(id).map(|o| o.world_box)
+    }
+
+    /// Bytes the scene keeps beside the meshes it places: the object table
+    /// and the top-level tree.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        let top = self.top.as_ref().map_or(0, |t| {
+            t.bvh.stats().bytes + std::mem::size_of_val(t.members.as_slice()) + 4 * t.members.len()
+        });
+        std::mem::size_of_val(self.objects.as_slice())
+            + std::mem::size_of_val(self.unindexed.as_slice())
+            + top
+    }
+
+    /// Bytes of the distinct meshes the scene places (each shared tree counted once).
+    #[must_use]
+    pub fn mesh_bytes(&self) -> usize {
+        let mut seen: Vec<&SceneMesh> = Vec::new();
+        let mut bytes = 0;
+        for object in self.objects.iter().flatten() {
+            if !seen.iter().any(|m| m.same_tree(&object.mesh)) {
+                seen.push(&object.mesh);
+                bytes += object.mesh.bytes();
+            }
+        }
+        bytes
+    }
+
+    fn object(&self, id: ObjectId) -> Option<&Object> {
+        self.objects.get(id.index()).and_then(Option::as_ref)
+    }
+
+    fn object_mut(&mut self, id: ObjectId) -> Result<&mut Object, SceneError> {
+        self.objects
+            .get_mut(id.index())
+            .and_then(Option::as_mut)
+            .ok_or(SceneError::UnknownObject(id))
+    }
+
+    /// After the object's box changed: refits the path above it.
+    fn refit_object(&mut self, id: ObjectId) {
+        let Some(object) = self.object(id) else {
+            return;
+        };
+        let world_box = object.world_box;
+        let slot = object.slot;
+        self.note_scale(&world_box);
+        if let (Slot::Indexed { node, .. }, Some(top)) = (slot, self.top.as_mut()) {
+            let objects = &self.objects;
+            top.refit_from(node, |m| world_box_of(objects, m));
+        }
+    }
+
+    fn note_scale(&mut self, b: &Aabb) {
+        self.coordinate_scale = self.coordinate_scale.max(box_scale(b));
+    }
+
+    /// Calls `visit(index, object)` for every object whose world box
+    /// `enter` accepts (tree nodes are pruned by `enter` too), until it
+    /// returns [`Visit::Stop`]. Returns `true` when stopped.
+    #[inline(always)]
+    pub(crate) fn visit_objects(
+        &self,
+        enter: impl Fn(&Aabb) -> bool,
+        mut visit: impl FnMut(u32, &Object) -> Visit,
+    ) -> bool {
+        for &index in &self.unindexed {
+            let object = self.objects[index as usize]
+                .as_ref()
+                .expect("unindexed objects are live");
+            if enter(&object.world_box) && visit(index, object) == Visit::Stop {
+                return true;
+            }
+        }
+        let Some(top) = &self.top else {
+            return false;
+        };
+        let mut leaf = |first: u32, count: u32| {
+            for &m in &top.members[first as usize..(first + count) as usize] {
+                if m == REMOVED {
+                    continue;
+                }
+                let object = self.objects[m as usize].as_ref().expect("members are live");
+                if (count == 1 || enter(&object.world_box)) && visit(m, object) == Visit::Stop {
+                    return Visit::Stop;
+                }
+            }
+            Visit::Continue
+        };
+        if top.bvh.fits_array_stack() {
+            top.bvh.descend(
+                &mut ArrayStack::<NodeId>::new(&mut stack_items()),
+                &enter,
+                &mut leaf,
+            )
+        } else {
+            top.bvh.descend(&mut Vec::new(), &enter, &mut leaf)
+        }
+    }
+
+    pub(crate) fn objects_table(&self) -> &[Option<Object>] {
+        &self.objects
+    }
+
+    pub(crate) fn top(&self) -> Option<&TopTree> {
+        self.top.as_ref()
+    }
+
+    pub(crate) fn unindexed(&self) -> &[u32] {
+        &self.unindexed
+    }
+
+    pub(crate) fn coordinate_scale(&self) -> Real {
+        self.coordinate_scale
+    }
+}
+
+fn world_box_of(objects: &[Option<Object>], index: u32) -> Aabb {
+    objects[index as usize]
+        .as_ref()
+        .map_or(Aabb::EMPTY, |o| o.world_box)
+}
+
+fn box_scale(b: &Aabb) -> Real {
+    if b.is_empty() {
+        0.0
+    } else {
+        b.min.coords.amax().max(b.max.coords.amax())
+    }
+}

@@ -1,0 +1,245 @@
+//! One placed object: a shared mesh tree, its pose, and what filters read.
+
+use std::sync::Arc;
+
+use crate::bounding_volume::{Aabb, PackedObb};
+use crate::bvh::BoundingVolume;
+use crate::math::{Isometry, Point, Real, Vector, is_finite_point};
+use crate::mesh::TriMesh;
+use crate::query::MeshTree;
+use crate::shape::{Ray, RaySpan, Segment};
+
+/// A stable name for an object of a [`crate::Scene`]: given by
+/// [`crate::Scene::add`], never reused by that scene, so an id kept after
+/// its object was removed names nothing rather than another object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectId(pub(crate) u32);
+
+impl ObjectId {
+    /// The id as a number (ids grow from 0 in the order objects were added).
+    #[must_use]
+    pub fn get(self) -> u32 {
+        self.0
+    }
+
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The mesh of an object: an already built tree, shared between every
+/// object that places it (instancing stores a mesh once).
+///
+/// AABB and OBB trees can be mixed in one scene: each object's own tree
+/// answers for it (its raycast kernels, its half of a tree-vs-tree
+/// descent), so mixing changes speed, never answers.
+#[derive(Clone, Debug)]
+pub enum SceneMesh {
+    /// An AABB tree (`MeshTree::<Aabb>::new`): fastest for raycasts.
+    Aabb(Arc<MeshTree<Aabb>>),
+    /// A packed OBB tree (`MeshTree::<PackedObb>::new`): tightest for
+    /// overlap between rotated objects.
+    Obb(Arc<MeshTree<PackedObb>>),
+}
+
+/// Runs `$body` with `$tree` bound to the object's tree, whichever its volume.
+macro_rules! with_tree {
+    ($mesh:expr, $tree:ident => $body:expr) => {
+        match $mesh {
+            $crate::scene::SceneMesh::Aabb($tree) => $body,
+            $crate::scene::SceneMesh::Obb($tree) => $body,
+        }
+    };
+}
+pub(crate) use with_tree;
+
+impl From<MeshTree<Aabb>> for SceneMesh {
+    fn from(tree: MeshTree<Aabb>) -> Self {
+        SceneMesh::Aabb(Arc::new(tree))
+    }
+}
+
+impl From<Arc<MeshTree<Aabb>>> for SceneMesh {
+    fn from(tree: Arc<MeshTree<Aabb>>) -> Self {
+        SceneMesh::Aabb(tree)
+    }
+}
+
+impl From<MeshTree<PackedObb>> for SceneMesh {
+    fn from(tree: MeshTree<PackedObb>) -> Self {
+        SceneMesh::Obb(Arc::new(tree))
+    }
+}
+
+impl From<Arc<MeshTree<PackedObb>>> for SceneMesh {
+    fn from(tree: Arc<MeshTree<PackedObb>>) -> Self {
+        SceneMesh::Obb(tree)
+    }
+}
+
+impl SceneMesh {
+    /// The triangle mesh.
+    #[must_use]
+    pub fn mesh(&self) -> &TriMesh {
+        with_tree!(self, tree => tree.mesh())
+    }
+
+    /// Bytes of the tree beside the mesh ([`MeshTree::bytes`]) plus the
+    /// mesh's vertices and indices.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        let mesh = self.mesh();
+        with_tree!(self, tree => tree.bytes())
+            + std::mem::size_of_val(mesh.vertices())
+            + std::mem::size_of_val(mesh.indices())
+    }
+
+    /// True when both name the same shared tree.
+    #[must_use]
+    pub fn same_tree(&self, other: &SceneMesh) -> bool {
+        match (self, other) {
+            (SceneMesh::Aabb(a), SceneMesh::Aabb(b)) => Arc::ptr_eq(a, b),
+            (SceneMesh::Obb(a), SceneMesh::Obb(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+/// The world → object mapping of a pose, kept in `f64` so that a query
+/// brought into an object's frame is rounded once per coordinate (a
+/// composed `f32` transform rounds at every step, and at grazing incidence
+/// those errors move the hit along the surface).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ObjectFrame {
+    /// Rows of `Rᵀ`.
+    inverse: [[f64; 3]; 3],
+    translation: [f64; 3],
+}
+
+impl ObjectFrame {
+    pub(crate) fn new(pose: &Isometry) -> Self {
+        let r = pose.rotation.to_rotation_matrix();
+        let m = r.matrix();
+        let t = &pose.translation.vector;
+        ObjectFrame {
+            inverse: std::array::from_fn(|row| std::array::from_fn(|col| f64::from(m[(col, row)]))),
+            translation: [f64::from(t.x), f64::from(t.y), f64::from(t.z)],
+        }
+    }
+
+    #[inline(always)]
+    fn apply(&self, v: [f64; 3]) -> [Real; 3] {
+        let m = &self.inverse;
+        std::array::from_fn(|row| (m[row][0] * v[0] + m[row][1] * v[1] + m[row][2] * v[2]) as Real)
+    }
+
+    /// A world point in the object's frame.
+    #[inline(always)]
+    pub(crate) fn point(&self, p: &Point) -> Point {
+        let t = &self.translation;
+        let [x, y, z] = self.apply([
+            f64::from(p.x) - t[0],
+            f64::from(p.y) - t[1],
+            f64::from(p.z) - t[2],
+        ]);
+        Point::new(x, y, z)
+    }
+
+    /// A world direction in the object's frame.
+    #[inline(always)]
+    pub(crate) fn vector(&self, v: &Vector) -> Vector {
+        let [x, y, z] = self.apply([f64::from(v.x), f64::from(v.y), f64::from(v.z)]);
+        Vector::new(x, y, z)
+    }
+
+    /// A world span in the object's frame, with the same parameter range:
+    /// an affine map keeps the parameter of every point, so `t` needs no
+    /// conversion. A segment's ends are mapped as points.
+    #[inline(always)]
+    pub(crate) fn span(&self, span: &RaySpan) -> RaySpan {
+        match span.end {
+            Some(b) => RaySpan {
+                t_min: span.t_min,
+                t_max: span.t_max,
+                ..RaySpan::segment(&Segment::new(self.point(&span.ray.origin), self.point(&b)))
+            },
+            None => Ray::new(
+                self.point(&span.ray.origin),
+                self.vector(&span.ray.direction),
+            )
+            .span(span.t_min, span.t_max),
+        }
+    }
+}
+
+/// Where an object stands in the top-level tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// At this leaf position of the tree, under this leaf node.
+    Indexed { node: u32, position: u32 },
+    /// Added since the last build: tested by every query one by one.
+    Unindexed,
+}
+
+/// An object of a scene.
+#[derive(Clone, Debug)]
+pub(crate) struct Object {
+    pub(crate) mesh: SceneMesh,
+    pub(crate) pose: Isometry,
+    pub(crate) frame: ObjectFrame,
+    /// Bounds of the placed mesh, padded for rounding; empty for a mesh
+    /// without triangles.
+    pub(crate) world_box: Aabb,
+    pub(crate) layers: u32,
+    pub(crate) group: Option<u32>,
+    pub(crate) slot: Slot,
+}
+
+impl Object {
+    pub(crate) fn new(mesh: SceneMesh, pose: Isometry) -> Self {
+        let mut object = Object {
+            mesh,
+            pose,
+            frame: ObjectFrame::new(&pose),
+            world_box: Aabb::EMPTY,
+            layers: 1,
+            group: None,
+            slot: Slot::Unindexed,
+        };
+        object.place(pose);
+        object
+    }
+
+    /// Moves the object to `pose` (checked finite by the caller).
+    pub(crate) fn place(&mut self, pose: Isometry) {
+        self.pose = pose;
+        self.frame = ObjectFrame::new(&pose);
+        self.world_box = world_box(&self.mesh, &pose);
+    }
+}
+
+/// The world bounds of `mesh` placed by `pose` (empty without triangles).
+fn world_box(mesh: &SceneMesh, pose: &Isometry) -> Aabb {
+    with_tree!(mesh, tree => placed_box(tree, pose))
+}
+
+/// The world bounds of `tree` placed by `pose`: its root volume as a
+/// transformed oriented box, padded by `64 ε` of its coordinates so the
+/// `f32` transform's rounding never leaves a triangle outside.
+pub(crate) fn placed_box<V: BoundingVolume>(tree: &MeshTree<V>, pose: &Isometry) -> Aabb {
+    if tree.bvh().triangle_count() == 0 {
+        return Aabb::EMPTY;
+    }
+    let local = tree.bvh().root_volume().oriented_box();
+    let world = local.transformed(pose);
+    let reach: Vector = world.axes.abs() * local.half_extents;
+    let scale = world.center.coords.amax() + reach.amax() + local.center.coords.amax();
+    let half = reach.add_scalar(64.0 * Real::EPSILON * scale);
+    Aabb::new(world.center - half, world.center + half)
+}
+
+/// True when every component of the pose is finite.
+pub(crate) fn is_finite_pose(pose: &Isometry) -> bool {
+    let q = pose.rotation.quaternion();
+    is_finite_point(&Point::from(pose.translation.vector)) && q.coords.iter().all(|c| c.is_finite())
+}

@@ -1,0 +1,145 @@
+//! Overlap over a scene: a placed mesh against every object, and every
+//! pair of objects that touch.
+//!
+//! The broad phase is the top-level tree: an object's (or the query mesh's)
+//! world box against the objects' boxes. The narrow phase is the exact
+//! tree-vs-tree descent of [`PlacedMesh::overlaps`] on each candidate pair,
+//! so a pair is reported exactly when two of its triangles share a point.
+
+use crate::bvh::{BoundingVolume, Visit};
+use crate::query::batch::Threads;
+use crate::query::{PlacedMesh, TrianglePair};
+use crate::scene::object::{Object, placed_box};
+use crate::scene::{Filter, ObjectId, Scene, with_tree};
+
+/// Two objects whose meshes touch, `a < b`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectPair {
+    /// The object with the lower id.
+    pub a: ObjectId,
+    /// The object with the higher id.
+    pub b: ObjectId,
+}
+
+/// True when the two objects' meshes share a point under their poses.
+fn objects_touch(a: &Object, b: &Object) -> bool {
+    let (pose_a, pose_b) = (a.pose, b.pose);
+    with_tree!(&a.mesh, ta => with_tree!(&b.mesh, tb => ta.placed(pose_a).overlaps(&tb.placed(pose_b))))
+}
+
+impl Scene {
+    /// The objects the filter accepts whose mesh touches `mesh` (a moving
+    /// drone, a tool), sorted by id.
+    #[must_use]
+    pub fn touching<V: BoundingVolume>(
+        &self,
+        mesh: &PlacedMesh<'_, V>,
+        filter: &Filter,
+    ) -> Vec<ObjectId> {
+        let mut found = Vec::new();
+        self.visit_touching(mesh, filter, |id, object| {
+            let pose = object.pose;
+            if with_tree!(&object.mesh, tree => mesh.overlaps(&tree.placed(pose))) {
+                found.push(id);
+            }
+        });
+        found.sort_unstable();
+        found
+    }
+
+    /// The touching triangle pairs between `mesh` and each object the
+    /// filter accepts (`a` a triangle of `mesh`, `b` one of the object),
+    /// sorted by object, then pair. `limit` caps the pairs per object as
+    /// [`PlacedMesh::touching_pairs`] does (the smallest ones).
+    #[must_use]
+    pub fn touching_pairs<V: BoundingVolume>(
+        &self,
+        mesh: &PlacedMesh<'_, V>,
+        filter: &Filter,
+        limit: Option<usize>,
+    ) -> Vec<(ObjectId, TrianglePair)> {
+        let mut found = Vec::new();
+        self.visit_touching(mesh, filter, |id, object| {
+            let pose = object.pose;
+            let pairs =
+                with_tree!(&object.mesh, tree => mesh.touching_pairs(&tree.placed(pose), limit, None));
+            found.extend(pairs.into_iter().map(|pair| (id, pair)));
+        });
+        found.sort_unstable();
+        found
+    }
+
+    /// Calls `visit` for every accepted object whose world box meets the mesh's.
+    fn visit_touching<V: BoundingVolume>(
+        &self,
+        mesh: &PlacedMesh<'_, V>,
+        filter: &Filter,
+        mut visit: impl FnMut(ObjectId, &Object),
+    ) {
+        let bounds = placed_box(mesh.tree, &mesh.pose);
+        if bounds.is_empty() || !bounds.min.coords.iter().all(|c| c.is_finite()) {
+            return;
+        }
+        self.visit_objects(
+            |b| b.overlaps(&bounds),
+            |index, object| {
+                let id = ObjectId(index);
+                if filter.accepts(id, object.layers) {
+                    visit(id, object);
+                }
+                Visit::Continue
+            },
+        );
+    }
+
+    /// Every pair of objects (both accepted by the filter) whose meshes
+    /// touch, sorted: the broad phase over the top-level tree, the exact
+    /// tree-vs-tree descent on each candidate. Pairs of one group
+    /// ([`Scene::set_group`]) and pairs for which `skip(a, b)` (with
+    /// `a < b`) holds are left out before any narrow test. On all cores
+    /// with [`Threads::All`] (the answer is the same).
+    #[must_use]
+    pub fn overlapping_pairs(
+        &self,
+        filter: &Filter,
+        skip: impl Fn(ObjectId, ObjectId) -> bool + Sync,
+        threads: Threads,
+    ) -> Vec<ObjectPair> {
+        let pairs_of = |index: usize| -> Vec<ObjectPair> {
+            let Some(a) = self.objects_table()[index].as_ref() else {
+                return Vec::new();
+            };
+            let a_id = ObjectId(index as u32);
+            if !filter.accepts(a_id, a.layers) || a.world_box.is_empty() {
+                return Vec::new();
+            }
+            let mut found = Vec::new();
+            self.visit_objects(
+                |b| b.overlaps(&a.world_box),
+                |other, b| {
+                    let b_id = ObjectId(other);
+                    let candidate = b_id > a_id
+                        && filter.accepts(b_id, b.layers)
+                        && (a.group.is_none() || a.group != b.group)
+                        && !skip(a_id, b_id);
+                    if candidate && objects_touch(a, b) {
+                        found.push(ObjectPair { a: a_id, b: b_id });
+                    }
+                    Visit::Continue
+                },
+            );
+            found
+        };
+        let count = self.objects_table().len();
+        let mut pairs: Vec<ObjectPair> = match threads {
+            #[cfg(feature = "parallel")]
+            Threads::All => {
+                use rayon::prelude::*;
+                (0..count).into_par_iter().flat_map_iter(pairs_of).collect()
+            }
+            _ => (0..count).flat_map(pairs_of).collect(),
+        };
+        pairs.sort_unstable();
+        pairs
+    }
+}

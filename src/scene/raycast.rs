@@ -1,0 +1,351 @@
+//! Raycasts over a scene: the top level in world space, each candidate
+//! object in its own frame by its own tree's kernels.
+//!
+//! A span keeps its parameter range in every frame (an affine map keeps the
+//! parameter of every point), so a closest-hit descent hands each object
+//! the best `t` found so far as its upper limit. The top level is pruned
+//! like a mesh tree: padded slab tests, and boxes kept up to the best `t`
+//! plus a slack relative to the scene's coordinates.
+
+use crate::bvh::{
+    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, stack_items,
+};
+use crate::math::{Point, Real, is_finite_point};
+use crate::query::batch::{Threads, fill_batch};
+use crate::query::line_of_sight::sight_span;
+use crate::query::raycast::{PreparedRay, prune_slack};
+use crate::query::{RayHit, SightOptions, Visibility};
+use crate::scene::object::Object;
+use crate::scene::top_tree::REMOVED;
+use crate::scene::{Filter, ObjectId, Scene, with_tree};
+use crate::shape::{Ray, RaySpan, Segment, TriangleId};
+
+/// A triangle of a scene object: the answer of any-hit queries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SceneTriangle {
+    /// The object.
+    pub object: ObjectId,
+    /// The triangle, an id of the object's mesh.
+    pub triangle: TriangleId,
+}
+
+/// Where a ray or segment hits a scene: the object and the hit, whose `t`
+/// is the world span's parameter and whose normal is in world space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SceneHit {
+    /// The object hit.
+    pub object: ObjectId,
+    /// The hit on the object's mesh (triangle id of that mesh; world normal).
+    pub hit: RayHit,
+}
+
+impl SceneHit {
+    /// The object and triangle hit.
+    #[must_use]
+    pub fn triangle(&self) -> SceneTriangle {
+        SceneTriangle {
+            object: self.object,
+            triangle: self.hit.triangle,
+        }
+    }
+
+    /// The order of answers: by `t`, ties by object, then triangle, so
+    /// answers do not depend on the trees' shapes.
+    fn precedes(&self, other: &SceneHit) -> bool {
+        (self.hit.t, self.object, self.hit.triangle)
+            < (other.hit.t, other.object, other.hit.triangle)
+    }
+}
+
+/// The span's box-test form, or `None` when it has NaN or infinite input.
+fn world_ray(span: &RaySpan) -> Option<TraversalRay> {
+    let finite_end = span.end.as_ref().is_none_or(is_finite_point);
+    (span.ray.is_finite() && finite_end && span.t_min <= span.t_max)
+        .then(|| TraversalRay::new(&span.ray))
+}
+
+impl Object {
+    /// The object's hit in world terms: its id, the normal turned by the pose.
+    fn world_hit(&self, object: ObjectId, hit: RayHit) -> SceneHit {
+        SceneHit {
+            object,
+            hit: RayHit {
+                normal: self.pose.rotation * hit.normal,
+                ..hit
+            },
+        }
+    }
+}
+
+impl Scene {
+    /// The world span in object `id`'s frame, exactly as the scene's
+    /// queries hand it to that object's tree (`None` for an unknown id).
+    #[must_use]
+    pub fn local_span(&self, id: ObjectId, span: impl Into<RaySpan>) -> Option<RaySpan> {
+        let object = self.objects_table().get(id.index())?.as_ref()?;
+        Some(object.frame.span(&span.into()))
+    }
+
+    /// The first object triangle found that the span touches, with early
+    /// exit (occlusion); `None` when nothing the filter accepts blocks it.
+    /// Takes what [`crate::MeshTree::any_hit`] takes, with the same
+    /// contract per object (endpoints count; NaN input gives `None`).
+    #[must_use]
+    pub fn any_hit(&self, span: impl Into<RaySpan>, filter: &Filter) -> Option<SceneTriangle> {
+        let span = span.into();
+        self.any_hit_in(&span, filter, None)
+    }
+
+    /// Any hit, skipping triangles that `options` ignores when given.
+    fn any_hit_in(
+        &self,
+        span: &RaySpan,
+        filter: &Filter,
+        options: Option<&SightOptions>,
+    ) -> Option<SceneTriangle> {
+        let ray = world_ray(span)?;
+        let mut found = None;
+        self.visit_objects(
+            |b| b.ray_entry(&ray, span.t_min, span.t_max).is_some(),
+            |index, object| {
+                let id = ObjectId(index);
+                if !filter.accepts(id, object.layers) {
+                    return Visit::Continue;
+                }
+                let local = object.frame.span(span);
+                let hit = match options {
+                    Some(options) => {
+                        let Some(prepared) =
+                            PreparedRay::with_end(&local.ray, local.end, local.t_min, local.t_max)
+                        else {
+                            return Visit::Continue;
+                        };
+                        with_tree!(&object.mesh, tree => tree.any_hit_prepared(&prepared, |t| options.ignores(t)))
+                    }
+                    None => with_tree!(&object.mesh, tree => tree.any_hit(local)),
+                };
+                match hit {
+                    Some(triangle) => {
+                        found = Some(SceneTriangle { object: id, triangle });
+                        Visit::Stop
+                    }
+                    None => Visit::Continue,
+                }
+            },
+        );
+        found
+    }
+
+    /// The closest hit along the span over the objects the filter accepts
+    /// (ties at equal `t` go to the lower object id, then triangle id).
+    #[must_use]
+    pub fn closest_hit(&self, span: impl Into<RaySpan>, filter: &Filter) -> Option<SceneHit> {
+        let span = span.into();
+        let ray = world_ray(&span)?;
+        let mut best: Option<SceneHit> = None;
+        let offer = |index: u32, object: &Object, best: &mut Option<SceneHit>| {
+            let id = ObjectId(index);
+            if !filter.accepts(id, object.layers) {
+                return;
+            }
+            let mut local = object.frame.span(&span);
+            if let Some(b) = best {
+                local.t_max = b.hit.t;
+            }
+            let hit = with_tree!(&object.mesh, tree => tree.closest_hit(local));
+            if let Some(hit) = hit {
+                let hit = object.world_hit(id, hit);
+                if best.is_none_or(|b| hit.precedes(&b)) {
+                    *best = Some(hit);
+                }
+            }
+        };
+        for &index in self.unindexed() {
+            let object = self.objects_table()[index as usize].as_ref().expect("live");
+            if object
+                .world_box
+                .ray_entry(&ray, span.t_min, span.t_max)
+                .is_some()
+            {
+                offer(index, object, &mut best);
+            }
+        }
+        if let Some(top) = self.top() {
+            let slack = prune_slack(&ray, self.coordinate_scale());
+            let visit_leaf = |first: u32, count: u32, best: &mut Option<SceneHit>| {
+                for &m in &top.members[first as usize..(first + count) as usize] {
+                    if m != REMOVED {
+                        let object = self.objects_table()[m as usize].as_ref().expect("live");
+                        offer(m, object, best);
+                    }
+                }
+            };
+            let bvh = &top.bvh;
+            let descend = |stack: &mut dyn TraversalStack<(NodeId, Real)>,
+                           best: &mut Option<SceneHit>| {
+                let Some(root) = bvh.root_volume().ray_entry(&ray, span.t_min, span.t_max) else {
+                    return;
+                };
+                let mut current = (NodeId::ROOT, root);
+                loop {
+                    let (id, entry) = current;
+                    let reach = best.map_or(span.t_max, |b| b.hit.t + slack).min(span.t_max);
+                    if entry <= reach {
+                        match bvh.node(id).kind(id) {
+                            NodeKind::Inner { left, right } => {
+                                let l = bvh.node(left).volume.ray_entry(&ray, span.t_min, reach);
+                                let r = bvh.node(right).volume.ray_entry(&ray, span.t_min, reach);
+                                match (l, r) {
+                                    (Some(tl), Some(tr)) => {
+                                        let (near, far) = if tl <= tr {
+                                            ((left, tl), (right, tr))
+                                        } else {
+                                            ((right, tr), (left, tl))
+                                        };
+                                        stack.push(far);
+                                        current = near;
+                                        continue;
+                                    }
+                                    (Some(tl), None) => {
+                                        current = (left, tl);
+                                        continue;
+                                    }
+                                    (None, Some(tr)) => {
+                                        current = (right, tr);
+                                        continue;
+                                    }
+                                    (None, None) => {}
+                                }
+                            }
+                            NodeKind::Leaf { first, count } => visit_leaf(first, count, best),
+                        }
+                    }
+                    match stack.pop() {
+                        Some(next) => current = next,
+                        None => return,
+                    }
+                }
+            };
+            if bvh.fits_array_stack() {
+                descend(&mut ArrayStack::new(&mut stack_items()), &mut best);
+            } else {
+                descend(&mut Vec::new(), &mut best);
+            }
+        }
+        best
+    }
+
+    /// Every hit along the span on the objects the filter accepts, sorted
+    /// by `t` (ties by object, then triangle).
+    #[must_use]
+    pub fn all_hits(&self, span: impl Into<RaySpan>, filter: &Filter) -> Vec<SceneHit> {
+        let span = span.into();
+        let mut hits = Vec::new();
+        let Some(ray) = world_ray(&span) else {
+            return hits;
+        };
+        self.visit_objects(
+            |b| b.ray_entry(&ray, span.t_min, span.t_max).is_some(),
+            |index, object| {
+                let id = ObjectId(index);
+                if filter.accepts(id, object.layers) {
+                    let local = object.frame.span(&span);
+                    let found = with_tree!(&object.mesh, tree => tree.all_hits(local));
+                    hits.extend(found.into_iter().map(|hit| object.world_hit(id, hit)));
+                }
+                Visit::Continue
+            },
+        );
+        hits.sort_by(|a, b| {
+            a.hit
+                .t
+                .total_cmp(&b.hit.t)
+                .then(a.object.cmp(&b.object))
+                .then(a.hit.triangle.cmp(&b.hit.triangle))
+        });
+        hits
+    }
+
+    /// Whether `target` can be seen from `eye` past the objects the filter
+    /// accepts. `options` gives the margins (as for
+    /// [`crate::MeshTree::line_of_sight`]); its triangle ignore list, when
+    /// not empty, applies to the triangle ids of every object. To keep the
+    /// target's own object from hiding it, ignore that object in `filter`.
+    #[must_use]
+    pub fn line_of_sight(
+        &self,
+        eye: &Point,
+        target: &Point,
+        options: &SightOptions,
+        filter: &Filter,
+    ) -> Visibility<SceneTriangle> {
+        match sight_span(eye, target, options) {
+            Ok(span) => {
+                let ignores = options.ignores_any().then_some(options);
+                match self.any_hit_in(&span, filter, ignores) {
+                    Some(blocker) => Visibility::Blocked(blocker),
+                    None => Visibility::Visible,
+                }
+            }
+            Err(answer) => answer,
+        }
+    }
+
+    /// [`Scene::line_of_sight`] from one eye to many targets, into `out` in
+    /// the targets' order (cleared first), on the `threads` chosen; the
+    /// answers are those of one call per target.
+    pub fn line_of_sight_many(
+        &self,
+        eye: &Point,
+        targets: &[Point],
+        options: &SightOptions,
+        filter: &Filter,
+        threads: Threads,
+        out: &mut Vec<Visibility<SceneTriangle>>,
+    ) {
+        fill_batch(
+            out,
+            targets.len(),
+            Visibility::Visible,
+            threads,
+            |offset, chunk| {
+                for (answer, target) in chunk.iter_mut().zip(&targets[offset..]) {
+                    *answer = self.line_of_sight(eye, target, options, filter);
+                }
+            },
+        );
+    }
+
+    /// [`Scene::any_hit`] for many segments, into `out` in their order
+    /// (cleared first), on the `threads` chosen.
+    pub fn segments_any_hit(
+        &self,
+        segments: &[Segment],
+        filter: &Filter,
+        threads: Threads,
+        out: &mut Vec<Option<SceneTriangle>>,
+    ) {
+        fill_batch(out, segments.len(), None, threads, |offset, chunk| {
+            for (answer, segment) in chunk.iter_mut().zip(&segments[offset..]) {
+                *answer = self.any_hit(segment, filter);
+            }
+        });
+    }
+
+    /// [`Scene::closest_hit`] for many rays over `[0, t_max]`, into `out`
+    /// in their order (cleared first), on the `threads` chosen.
+    pub fn rays_closest_hit(
+        &self,
+        rays: &[Ray],
+        t_max: Real,
+        filter: &Filter,
+        threads: Threads,
+        out: &mut Vec<Option<SceneHit>>,
+    ) {
+        fill_batch(out, rays.len(), None, threads, |offset, chunk| {
+            for (answer, ray) in chunk.iter_mut().zip(&rays[offset..]) {
+                *answer = self.closest_hit(ray.span(0.0, t_max), filter);
+            }
+        });
+    }
+}

@@ -1,0 +1,793 @@
+//! Scenes against two oracles: the flattened world (every instance's
+//! triangles moved into world space and put into one `MeshTree`), exact on
+//! poses whose transforms are exact; and the brute force over every object
+//! (each object's own query on the span the scene hands it), exact on any
+//! pose, which pins the top-level pruning and the merging of answers.
+
+mod common;
+
+use std::sync::Arc;
+
+use boxtree::math::nalgebra::Translation3;
+use boxtree::math::{Isometry, Point, Real, Rotation, Vector};
+type Translation = Translation3<Real>;
+use boxtree::{
+    Aabb, Filter, MeshTree, Obb, ObjectId, ObjectPair, PackedObb, RayHit, Region, Scene,
+    SceneError, SceneHit, SceneMesh, SceneTriangle, Segment, SightOptions, Sphere, Threads,
+    TriMesh, TriangleId, Visibility,
+};
+use common::{SplitMix, collected};
+use proptest::prelude::*;
+
+/// `mesh` with every vertex rounded to a multiple of `2^-12`, so that
+/// translations by multiples of `1/4` and half turns move it exactly.
+fn on_grid(mesh: &TriMesh) -> TriMesh {
+    let snap = |x: Real| (x * 4096.0).round() / 4096.0;
+    let vertices = mesh
+        .vertices()
+        .iter()
+        .map(|p| Point::new(snap(p.x), snap(p.y), snap(p.z)))
+        .collect();
+    TriMesh::new(vertices, mesh.indices().to_vec()).expect("valid")
+}
+
+/// A handful of distinct meshes: closed and open, smooth and spiky.
+fn meshes() -> Vec<TriMesh> {
+    [
+        TriMesh::icosphere(Point::origin(), 1.0, 2),
+        TriMesh::cuboid(Point::new(-0.5, -1.0, -0.25), Point::new(0.5, 1.0, 0.25)),
+        TriMesh::random_soup(150, 1.0, 0.4, 7),
+        TriMesh::terrain(6, 3.0, 0.5, 3),
+    ]
+    .iter()
+    .map(on_grid)
+    .collect()
+}
+
+/// Each mesh as an AABB tree and as an OBB tree, shared by every instance.
+fn trees(meshes: &[TriMesh]) -> Vec<SceneMesh> {
+    meshes
+        .iter()
+        .flat_map(|m| {
+            [
+                SceneMesh::Aabb(Arc::new(MeshTree::<Aabb>::new(m.clone()))),
+                SceneMesh::Obb(Arc::new(MeshTree::<PackedObb>::new(m.clone()))),
+            ]
+        })
+        .collect()
+}
+
+/// A pose whose transform is exact on grid meshes: a translation by
+/// multiples of 1/4 and the identity or a half turn about an axis.
+fn exact_pose(rng: &mut SplitMix, extent: Real) -> Isometry {
+    let mut step = || (rng.range(-extent, extent) * 4.0).round() / 4.0;
+    let t = Vector::new(step(), step(), step());
+    let rotation = match rng.next_u64() % 4 {
+        0 => Rotation::identity(),
+        k => Rotation::from_axis_angle(
+            &[Vector::x_axis(), Vector::y_axis(), Vector::z_axis()][k as usize - 1],
+            std::f32::consts::PI,
+        ),
+    };
+    Isometry::from_parts(Translation::from(t), exact_half_turn(rotation))
+}
+
+/// The half-turn quaternion with its components rounded to 0 and ±1
+/// (`from_axis_angle` leaves `cos(π/2)` as `-4e-8`).
+fn exact_half_turn(r: Rotation) -> Rotation {
+    let q = r.quaternion();
+    let round = |x: Real| x.round();
+    Rotation::new_unchecked(boxtree::math::nalgebra::Quaternion::new(
+        round(q.w),
+        round(q.i),
+        round(q.j),
+        round(q.k),
+    ))
+}
+
+/// Any rigid pose.
+fn random_pose(rng: &mut SplitMix, extent: Real) -> Isometry {
+    let t = Vector::new(
+        rng.range(-extent, extent),
+        rng.range(-extent, extent),
+        rng.range(-extent, extent),
+    );
+    let q = boxtree::math::nalgebra::Quaternion::new(
+        rng.range(-1.0, 1.0),
+        rng.range(-1.0, 1.0),
+        rng.range(-1.0, 1.0),
+        rng.range(-1.0, 1.0),
+    );
+    Isometry::from_parts(Translation::from(t), Rotation::from_quaternion(q))
+}
+
+/// A scene of `count` instances of `trees`, posed by `pose`, on random layers.
+fn scene(
+    trees: &[SceneMesh],
+    count: usize,
+    seed: u64,
+    pose: impl Fn(&mut SplitMix) -> Isometry,
+) -> Scene {
+    let mut rng = SplitMix(seed);
+    let mut scene = Scene::new();
+    for _ in 0..count {
+        let mesh = trees[rng.next_u64() as usize % trees.len()].clone();
+        let id = scene.add(mesh, pose(&mut rng)).expect("finite pose");
+        scene
+            .set_layers(id, 1 << (rng.next_u64() % 3))
+            .expect("live");
+    }
+    scene.update();
+    scene
+}
+
+/// The flattened world: every object's triangles in world space, in object
+/// order, with the (object, triangle) of each flattened triangle.
+fn flattened(scene: &Scene) -> (MeshTree<Aabb>, Vec<SceneTriangle>) {
+    let (mut vertices, mut indices, mut names) = (Vec::new(), Vec::new(), Vec::new());
+    for id in scene.ids() {
+        let mesh = scene.mesh(id).expect("live").mesh();
+        let pose = scene.pose(id).expect("live");
+        let base = vertices.len() as u32;
+        vertices.extend(mesh.vertices().iter().map(|v| pose * v));
+        indices.extend(mesh.indices().iter().map(|t| t.map(|i| i + base)));
+        names.extend((0..mesh.len() as u32).map(|t| SceneTriangle {
+            object: id,
+            triangle: TriangleId(t),
+        }));
+    }
+    let mesh = TriMesh::new(vertices, indices).expect("valid world");
+    (MeshTree::new(mesh), names)
+}
+
+/// Segments between points of a grid of step `2^-8` (exact under the
+/// exact poses), a third of them aimed at an object's centre.
+fn segments(scene: &Scene, count: usize, seed: u64, extent: Real) -> Vec<Segment> {
+    let mut rng = SplitMix(seed);
+    let ids: Vec<ObjectId> = scene.ids().collect();
+    let snap = |x: Real| (x * 256.0).round() / 256.0;
+    let point = |rng: &mut SplitMix| {
+        Point::new(
+            snap(rng.range(-extent, extent)),
+            snap(rng.range(-extent, extent)),
+            snap(rng.range(-extent, extent)),
+        )
+    };
+    (0..count)
+        .map(|k| {
+            let a = point(&mut rng);
+            let b = if k % 3 == 0 && !ids.is_empty() {
+                let id = ids[rng.next_u64() as usize % ids.len()];
+                let c = scene.world_box(id).expect("live").center();
+                let d = (c - a) * 1.5;
+                Point::new(snap(a.x + d.x), snap(a.y + d.y), snap(a.z + d.z))
+            } else {
+                point(&mut rng)
+            };
+            Segment::new(a, b)
+        })
+        .collect()
+}
+
+/// The brute force over objects: each accepted object's own closest hit on
+/// the span the scene hands it, the best by `(t, object, triangle)`.
+fn closest_by_objects(scene: &Scene, segment: &Segment, filter: &Filter) -> Option<SceneHit> {
+    let mut best: Option<SceneHit> = None;
+    for id in scene.ids() {
+        if !filter.accepts(id, scene.layers(id).expect("live")) {
+            continue;
+        }
+        let local = scene.local_span(id, segment).expect("live");
+        let hit = match scene.mesh(id).expect("live") {
+            SceneMesh::Aabb(t) => t.closest_hit(local),
+            SceneMesh::Obb(t) => t.closest_hit(local),
+        };
+        if let Some(hit) = hit {
+            let key = (hit.t, id, hit.triangle);
+            if best.is_none_or(|b| key < (b.hit.t, b.object, b.hit.triangle)) {
+                let rotation = scene.pose(id).expect("live").rotation;
+                best = Some(SceneHit {
+                    object: id,
+                    hit: RayHit {
+                        normal: rotation * hit.normal,
+                        ..hit
+                    },
+                });
+            }
+        }
+    }
+    best
+}
+
+fn any_by_objects(scene: &Scene, segment: &Segment, filter: &Filter) -> bool {
+    scene.ids().any(|id| {
+        filter.accepts(id, scene.layers(id).expect("live")) && {
+            let local = scene.local_span(id, segment).expect("live");
+            match scene.mesh(id).expect("live") {
+                SceneMesh::Aabb(t) => t.any_hit(local).is_some(),
+                SceneMesh::Obb(t) => t.any_hit(local).is_some(),
+            }
+        }
+    })
+}
+
+#[test]
+fn exact_poses_answer_as_the_flattened_world() {
+    let trees = trees(&meshes());
+    let scene = scene(&trees, 24, 1, |rng| exact_pose(rng, 6.0));
+    let (world, names) = flattened(&scene);
+    let everything = Filter::everything();
+    let (mut hits, mut checked) = (0, 0);
+    for segment in segments(&scene, 30_000, 2, 8.0) {
+        let ours = scene.closest_hit(segment, &everything);
+        let theirs = world.closest_hit(segment);
+        assert_eq!(
+            ours.map(|h| (h.hit.t, h.triangle())),
+            theirs.map(|h| (h.t, names[h.triangle.index()])),
+            "{segment:?}"
+        );
+        if let (Some(o), Some(t)) = (ours, theirs) {
+            assert!((o.hit.normal - t.normal).norm() < 1e-5);
+            assert_eq!(o.hit.barycentric, t.barycentric);
+            hits += 1;
+        }
+        assert_eq!(
+            scene.any_hit(segment, &everything).is_some(),
+            theirs.is_some()
+        );
+        if checked % 10 == 0 {
+            let all: Vec<_> = scene
+                .all_hits(segment, &everything)
+                .iter()
+                .map(|h| (h.hit.t, h.triangle()))
+                .collect();
+            let expected: Vec<_> = world
+                .all_hits(segment)
+                .iter()
+                .map(|h| (h.t, names[h.triangle.index()]))
+                .collect();
+            assert_eq!(all, expected, "{segment:?}");
+        }
+        checked += 1;
+    }
+    assert!(hits > 5_000, "only {hits} hits");
+}
+
+#[test]
+fn any_pose_answers_as_the_brute_force_over_objects() {
+    let trees = trees(&meshes());
+    let scene = scene(&trees, 40, 3, |rng| random_pose(rng, 8.0));
+    let filters = [
+        Filter::everything(),
+        Filter::layers(0b101),
+        Filter::everything().ignoring(scene.ids().step_by(3)),
+    ];
+    let mut hits = 0;
+    for (k, segment) in segments(&scene, 100_000, 4, 10.0).iter().enumerate() {
+        let filter = &filters[k % filters.len()];
+        let ours = scene.closest_hit(segment, filter);
+        assert_eq!(
+            ours,
+            closest_by_objects(&scene, segment, filter),
+            "{segment:?}"
+        );
+        assert_eq!(
+            scene.any_hit(segment, filter).is_some(),
+            ours.is_some(),
+            "{segment:?}"
+        );
+        if k % 10 == 0 {
+            assert_eq!(
+                any_by_objects(&scene, segment, filter),
+                ours.is_some(),
+                "{segment:?}"
+            );
+        }
+        if let Some(found) = scene.any_hit(segment, filter) {
+            assert!(filter.accepts(found.object, scene.layers(found.object).unwrap()));
+        }
+        hits += usize::from(ours.is_some());
+    }
+    assert!(hits > 15_000, "only {hits} hits");
+}
+
+#[test]
+fn any_pose_stays_close_to_the_flattened_world() {
+    // Rounded differently (the world moved into each object's frame, or the
+    // object's vertices into the world): hits may differ only at grazing
+    // incidence and near edges, and `t` by a few ulps of the coordinates.
+    let trees = trees(&meshes());
+    let scene = scene(&trees, 30, 5, |rng| random_pose(rng, 8.0));
+    let (world, names) = flattened(&scene);
+    let everything = Filter::everything();
+    let (mut both, mut differ) = (0, 0);
+    for segment in segments(&scene, 20_000, 6, 10.0) {
+        match (
+            scene.closest_hit(segment, &everything),
+            world.closest_hit(segment),
+        ) {
+            (Some(o), Some(t)) => {
+                both += 1;
+                assert!(
+                    (o.hit.t - t.t).abs() * segment.length() < 1e-4,
+                    "{o:?} {t:?}"
+                );
+                differ += usize::from(o.triangle() != names[t.triangle.index()]);
+            }
+            (None, None) => {}
+            _ => differ += 1,
+        }
+    }
+    assert!(both > 3_000);
+    assert!(differ * 1000 < both, "{differ} of {both} differ");
+}
+
+#[test]
+fn batches_answer_as_single_queries_in_order() {
+    let trees = trees(&meshes());
+    let scene = scene(&trees, 30, 7, |rng| random_pose(rng, 8.0));
+    let segments = segments(&scene, 3_000, 8, 10.0);
+    let filter = Filter::layers(0b011);
+    for threads in [Threads::All, Threads::Current] {
+        let any = collected(|out| scene.segments_any_hit(&segments, &filter, threads, out));
+        let single: Vec<_> = segments.iter().map(|s| scene.any_hit(s, &filter)).collect();
+        assert_eq!(any, single);
+        let rays: Vec<_> = segments.iter().map(Segment::to_ray).collect();
+        let closest = collected(|out| scene.rays_closest_hit(&rays, 1.0, &filter, threads, out));
+        let single: Vec<_> = segments
+            .iter()
+            .map(|s| scene.closest_hit(s.to_ray().span(0.0, 1.0), &filter))
+            .collect();
+        assert_eq!(closest, single);
+        let eye = Point::new(0.5, 9.0, 0.25);
+        let targets: Vec<Point> = segments.iter().map(|s| s.b).collect();
+        let options = SightOptions::default().with_endpoint_margins(0.0, 0.01);
+        let sight = collected(|out| {
+            scene.line_of_sight_many(&eye, &targets, &options, &filter, threads, out)
+        });
+        let single: Vec<_> = targets
+            .iter()
+            .map(|t| scene.line_of_sight(&eye, t, &options, &filter))
+            .collect();
+        assert_eq!(sight, single);
+        assert!(
+            sight.iter().any(|v| v.is_visible()) && sight.iter().any(|v| v.blocker().is_some())
+        );
+    }
+}
+
+#[test]
+fn line_of_sight_ignores_the_targets_own_object() {
+    let ball = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 1.0, 2));
+    let mut scene = Scene::new();
+    let target_ball = scene
+        .add(ball.clone(), Isometry::translation(5.0, 0.0, 0.0))
+        .unwrap();
+    let wall = scene
+        .add(ball, Isometry::translation(2.5, 0.0, 0.0))
+        .unwrap();
+    scene.update();
+    let eye = Point::origin();
+    let target = Point::new(5.0, 0.0, 0.0);
+    let options = SightOptions::default();
+    let blocked = scene.line_of_sight(
+        &eye,
+        &target,
+        &options,
+        &Filter::everything().ignoring([target_ball]),
+    );
+    assert_eq!(blocked.blocker().map(|b| b.object), Some(wall));
+    let clear = Filter::everything().ignoring([target_ball, wall]);
+    assert_eq!(
+        scene.line_of_sight(&eye, &target, &options, &clear),
+        Visibility::Visible
+    );
+    let nan = Point::new(Real::NAN, 0.0, 0.0);
+    assert_eq!(
+        scene.line_of_sight(&eye, &nan, &options, &clear),
+        Visibility::Invalid
+    );
+}
+
+/// Random regions of every kind around the objects.
+fn regions(count: usize, seed: u64, extent: Real) -> Vec<Region> {
+    let mut rng = SplitMix(seed);
+    (0..count)
+        .map(|k| {
+            let c = Point::new(
+                rng.range(-extent, extent),
+                rng.range(-extent, extent),
+                rng.range(-extent, extent),
+            );
+            let h = Vector::new(
+                rng.range(0.0, 1.5),
+                rng.range(0.0, 1.5),
+                rng.range(0.0, 1.5),
+            );
+            match k % 3 {
+                0 => Region::Aabb(Aabb::new(c - h, c + h)),
+                1 => Region::Obb(Obb::from_rotation(
+                    c,
+                    &random_pose(&mut rng, 0.0).rotation,
+                    h,
+                )),
+                _ => Region::Sphere(Sphere::new(c, h.x)),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn region_queries_answer_as_every_object_and_the_flattened_world() {
+    let trees = trees(&meshes());
+    let posed = scene(&trees, 40, 9, |rng| random_pose(rng, 8.0));
+    let exact = scene(&trees, 24, 10, |rng| exact_pose(rng, 6.0));
+    let (world, names) = flattened(&exact);
+    let filter = Filter::layers(0b110);
+    let mut found = 0;
+    for region in regions(2_000, 11, 8.0) {
+        let ours = posed.triangles_overlapping(region, &filter);
+        let mut expected = Vec::new();
+        for id in posed
+            .ids()
+            .filter(|&id| filter.accepts(id, posed.layers(id).unwrap()))
+        {
+            let pose = posed.pose(id).unwrap();
+            let triangles = match posed.mesh(id).unwrap() {
+                SceneMesh::Aabb(t) => t.placed(pose).triangles_overlapping(region),
+                SceneMesh::Obb(t) => t.placed(pose).triangles_overlapping(region),
+            };
+            expected.extend(triangles.into_iter().map(|triangle| SceneTriangle {
+                object: id,
+                triangle,
+            }));
+        }
+        assert_eq!(ours, expected, "{region:?}");
+        let mut objects: Vec<ObjectId> = expected.iter().map(|t| t.object).collect();
+        objects.dedup();
+        assert_eq!(posed.objects_overlapping(region, &filter), objects);
+        found += ours.len();
+
+        let flat: Vec<SceneTriangle> = world
+            .triangles_overlapping(region)
+            .into_iter()
+            .map(|t| names[t.index()])
+            .collect();
+        assert_eq!(
+            exact.triangles_overlapping(region, &Filter::everything()),
+            flat,
+            "{region:?}"
+        );
+    }
+    assert!(found > 5_000, "only {found}");
+}
+
+fn touch(scene: &Scene, a: ObjectId, b: ObjectId) -> bool {
+    let (pa, pb) = (scene.pose(a).unwrap(), scene.pose(b).unwrap());
+    match (scene.mesh(a).unwrap(), scene.mesh(b).unwrap()) {
+        (SceneMesh::Aabb(x), SceneMesh::Aabb(y)) => x.placed(pa).overlaps(&y.placed(pb)),
+        (SceneMesh::Aabb(x), SceneMesh::Obb(y)) => x.placed(pa).overlaps(&y.placed(pb)),
+        (SceneMesh::Obb(x), SceneMesh::Aabb(y)) => x.placed(pa).overlaps(&y.placed(pb)),
+        (SceneMesh::Obb(x), SceneMesh::Obb(y)) => x.placed(pa).overlaps(&y.placed(pb)),
+    }
+}
+
+#[test]
+fn overlap_answers_as_every_object_and_every_pair() {
+    let trees = trees(&meshes());
+    let mut scene = scene(&trees, 60, 12, |rng| random_pose(rng, 5.0));
+    let drone = MeshTree::<PackedObb>::new(TriMesh::icosphere(Point::origin(), 0.7, 1));
+    let mut rng = SplitMix(13);
+    let filter = Filter::layers(0b011);
+    let mut touching = 0;
+    for _ in 0..2_000 {
+        let placed = drone.placed(random_pose(&mut rng, 6.0));
+        let ours = scene.touching(&placed, &filter);
+        let expected: Vec<ObjectId> = scene
+            .ids()
+            .filter(|&id| filter.accepts(id, scene.layers(id).unwrap()))
+            .filter(|&id| {
+                let pose = scene.pose(id).unwrap();
+                match scene.mesh(id).unwrap() {
+                    SceneMesh::Aabb(t) => placed.overlaps(&t.placed(pose)),
+                    SceneMesh::Obb(t) => placed.overlaps(&t.placed(pose)),
+                }
+            })
+            .collect();
+        assert_eq!(ours, expected);
+        touching += ours.len();
+        let pairs = scene.touching_pairs(&placed, &filter, Some(3));
+        let mut objects: Vec<ObjectId> = pairs.iter().map(|p| p.0).collect();
+        objects.dedup();
+        assert_eq!(objects, expected);
+        for &(id, pair) in &pairs {
+            let pose = scene.pose(id).unwrap();
+            let first = match scene.mesh(id).unwrap() {
+                SceneMesh::Aabb(t) => placed.touching_pairs(&t.placed(pose), Some(3), None),
+                SceneMesh::Obb(t) => placed.touching_pairs(&t.placed(pose), Some(3), None),
+            };
+            assert!(first.contains(&pair));
+        }
+    }
+    assert!(touching > 500, "only {touching}");
+
+    let ids: Vec<ObjectId> = scene.ids().collect();
+    for (k, &id) in ids.iter().enumerate() {
+        scene.set_group(id, (k % 5 == 0).then_some(1)).unwrap();
+    }
+    let skip = |a: ObjectId, b: ObjectId| (a.get() + b.get()).is_multiple_of(7);
+    let mut expected = Vec::new();
+    for (i, &a) in ids.iter().enumerate() {
+        for &b in &ids[i + 1..] {
+            let accepted = filter.accepts(a, scene.layers(a).unwrap())
+                && filter.accepts(b, scene.layers(b).unwrap());
+            let grouped = scene.group(a).unwrap().is_some() && scene.group(a) == scene.group(b);
+            if accepted && !grouped && !skip(a, b) && touch(&scene, a, b) {
+                expected.push(ObjectPair { a, b });
+            }
+        }
+    }
+    assert!(expected.len() > 10, "only {} pairs", expected.len());
+    for threads in [Threads::All, Threads::Current] {
+        assert_eq!(scene.overlapping_pairs(&filter, skip, threads), expected);
+    }
+    // Without exclusions: every touching pair of the scene.
+    for &id in &ids {
+        scene.set_group(id, None).unwrap();
+    }
+    let mut every = Vec::new();
+    for (i, &a) in ids.iter().enumerate() {
+        every.extend(
+            ids[i + 1..]
+                .iter()
+                .filter(|&&b| touch(&scene, a, b))
+                .map(|&b| ObjectPair { a, b }),
+        );
+    }
+    assert!(every.len() > 40, "only {} pairs", every.len());
+    assert_eq!(
+        scene.overlapping_pairs(&Filter::everything(), |_, _| false, Threads::All),
+        every
+    );
+}
+
+#[test]
+fn edge_cases() {
+    let ball = Arc::new(MeshTree::<Aabb>::new(TriMesh::icosphere(
+        Point::origin(),
+        1.0,
+        1,
+    )));
+    let everything = Filter::everything();
+    let through = Segment::new(Point::new(-5.0, 0.0, 0.0), Point::new(5.0, 0.0, 0.0));
+
+    // Empty, before and after an update.
+    let mut scene = Scene::new();
+    assert!(scene.is_empty() && scene.closest_hit(through, &everything).is_none());
+    scene.update();
+    assert!(scene.any_hit(through, &everything).is_none());
+    assert!(
+        scene
+            .overlapping_pairs(&everything, |_, _| false, Threads::Current)
+            .is_empty()
+    );
+
+    // Found before the update that indexes it, and after.
+    let one = scene.add(ball.clone(), Isometry::identity()).unwrap();
+    assert_eq!(
+        scene.any_hit(through, &everything).map(|h| h.object),
+        Some(one)
+    );
+    assert!(scene.update().rebuilt);
+    assert_eq!(
+        scene.closest_hit(through, &everything).map(|h| h.object),
+        Some(one)
+    );
+
+    // Removed: never hit, never named, its id not reused.
+    let two = scene
+        .add(ball.clone(), Isometry::translation(-2.5, 0.0, 0.0))
+        .unwrap();
+    scene.update();
+    assert_eq!(
+        scene.closest_hit(through, &everything).map(|h| h.object),
+        Some(two)
+    );
+    scene.remove(two).unwrap();
+    assert_eq!(
+        scene.closest_hit(through, &everything).map(|h| h.object),
+        Some(one)
+    );
+    assert!(
+        scene
+            .all_hits(through, &everything)
+            .iter()
+            .all(|h| h.object == one)
+    );
+    assert!(matches!(scene.remove(two), Err(SceneError::UnknownObject(id)) if id == two));
+    let three = scene.add(ball.clone(), Isometry::identity()).unwrap();
+    assert!(three != two && three != one);
+
+    // NaN poses and queries.
+    let nan = Isometry::translation(Real::NAN, 0.0, 0.0);
+    assert!(matches!(
+        scene.add(ball.clone(), nan),
+        Err(SceneError::NonFinitePose { object: None })
+    ));
+    assert!(
+        matches!(scene.set_pose(one, nan), Err(SceneError::NonFinitePose { object: Some(id) }) if id == one)
+    );
+    let bad = Segment::new(Point::new(Real::NAN, 0.0, 0.0), Point::origin());
+    assert!(
+        scene.any_hit(bad, &everything).is_none() && scene.closest_hit(bad, &everything).is_none()
+    );
+    assert!(scene.all_hits(bad, &everything).is_empty());
+
+    // Deforming one instance leaves the other instances of its mesh alone.
+    let scaled: Vec<Point> = ball.mesh().vertices().iter().map(|p| p * 0.5).collect();
+    scene.set_vertices(one, scaled).unwrap();
+    let t_one = scene.all_hits(through, &Filter::everything().ignoring([three]))[0]
+        .hit
+        .t;
+    let t_three = scene.all_hits(through, &Filter::everything().ignoring([one]))[0]
+        .hit
+        .t;
+    assert!(
+        (t_one - 0.45).abs() < 1e-3 && (t_three - 0.4).abs() < 1e-2,
+        "{t_one} {t_three}"
+    );
+    assert!(matches!(
+        scene.set_vertices(one, vec![]),
+        Err(SceneError::Mesh { .. })
+    ));
+}
+
+#[test]
+fn far_objects_with_small_triangles_are_hit_exactly_once_per_object() {
+    // Centimetre triangles at 1e5 m: in world `f32` their vertices would be
+    // 8 mm apart at best; in their own frames they keep full precision.
+    let pebble = Arc::new(MeshTree::<Aabb>::new(TriMesh::icosphere(
+        Point::origin(),
+        0.01,
+        2,
+    )));
+    let mut scene = Scene::new();
+    let far = Vector::new(1.0e5, -1.0e5, 3.0e4);
+    let ids: Vec<ObjectId> = (0..50)
+        .map(|k| {
+            let at = far + Vector::new(0.05 * k as Real, 0.0, 0.0);
+            scene
+                .add(
+                    pebble.clone(),
+                    Isometry::from_parts(at.into(), Rotation::identity()),
+                )
+                .unwrap()
+        })
+        .collect();
+    scene.update();
+    for (k, &id) in ids.iter().enumerate() {
+        let c = far + Vector::new(0.05 * k as Real, 0.0, 0.0);
+        let ray = boxtree::Ray::new(Point::from(c + Vector::new(0.0, 0.0, 1.0)), -Vector::z());
+        let hit = scene
+            .closest_hit(ray.span(0.0, 2.0), &Filter::everything())
+            .expect("the pebble below");
+        assert_eq!(hit.object, id);
+        assert!((hit.hit.t - 0.99).abs() < 2e-3, "{}", hit.hit.t);
+        assert!(hit.hit.normal.z > 0.9);
+    }
+}
+
+#[test]
+fn thousands_of_copies_at_one_spot() {
+    let ball = Arc::new(MeshTree::<PackedObb>::new(TriMesh::icosphere(
+        Point::origin(),
+        1.0,
+        1,
+    )));
+    let mut scene = Scene::new();
+    for _ in 0..3_000 {
+        scene.add(ball.clone(), Isometry::identity()).unwrap();
+    }
+    scene.update();
+    // Off the icosphere's vertices, so each copy is crossed twice.
+    let through = Segment::new(Point::new(-5.0, 0.1, 0.13), Point::new(5.0, 0.1, 0.13));
+    let hit = scene.closest_hit(through, &Filter::everything()).unwrap();
+    assert_eq!(hit.object.get(), 0, "ties go to the lowest object");
+    assert_eq!(scene.all_hits(through, &Filter::everything()).len(), 6_000);
+    assert!(
+        scene.mesh_bytes() < 2 * ball.bytes() + 100_000,
+        "stored once"
+    );
+    let pairs = scene.overlapping_pairs(
+        &Filter::layers(1),
+        |a, b| a.get() > 40 || b.get() > 40,
+        Threads::All,
+    );
+    assert_eq!(pairs.len(), 41 * 40 / 2);
+}
+
+/// One step of a scene's life.
+#[derive(Clone, Debug)]
+enum Step {
+    Add { mesh: usize, seed: u64 },
+    Remove(usize),
+    Move { object: usize, seed: u64 },
+    Deform { object: usize, scale: Real },
+    Update,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        3 => (0usize..8, any::<u64>()).prop_map(|(mesh, seed)| Step::Add { mesh, seed }),
+        1 => (0usize..64).prop_map(Step::Remove),
+        4 => (0usize..64, any::<u64>()).prop_map(|(object, seed)| Step::Move { object, seed }),
+        1 => (0usize..64, 0.5f32..1.5).prop_map(|(object, scale)| Step::Deform { object, scale }),
+        2 => Just(Step::Update),
+    ]
+}
+
+/// The same objects, under the same ids, added to a new scene and built once.
+fn rebuilt(scene: &Scene) -> Scene {
+    let mut fresh = Scene::new();
+    for id in scene.ids() {
+        let (mesh, pose) = (scene.mesh(id).unwrap(), scene.pose(id).unwrap());
+        // Ids are handed out in order: add and drop until this one's comes up.
+        loop {
+            let new = fresh.add(mesh.clone(), pose).unwrap();
+            if new == id {
+                fresh.set_layers(new, scene.layers(id).unwrap()).unwrap();
+                break;
+            }
+            fresh.remove(new).unwrap();
+        }
+    }
+    fresh.update();
+    fresh
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn any_history_answers_as_a_scene_built_from_scratch(steps in proptest::collection::vec(step(), 1..40)) {
+        let trees = trees(&meshes());
+        let mut scene = Scene::new();
+        let probe = {
+            let mut rng = SplitMix(99);
+            (0..300)
+                .map(|_| Segment::new(
+                    Point::new(rng.range(-9.0, 9.0), rng.range(-9.0, 9.0), rng.range(-9.0, 9.0)),
+                    Point::new(rng.range(-9.0, 9.0), rng.range(-9.0, 9.0), rng.range(-9.0, 9.0)),
+                ))
+                .collect::<Vec<_>>()
+        };
+        for step in steps {
+            let ids: Vec<ObjectId> = scene.ids().collect();
+            let pick = |k: usize| (!ids.is_empty()).then(|| ids[k % ids.len()]);
+            match step {
+                Step::Add { mesh, seed } => {
+                    scene.add(trees[mesh].clone(), random_pose(&mut SplitMix(seed), 6.0)).unwrap();
+                }
+                Step::Remove(k) => if let Some(id) = pick(k) { scene.remove(id).unwrap(); },
+                Step::Move { object, seed } => if let Some(id) = pick(object) {
+                    scene.set_pose(id, random_pose(&mut SplitMix(seed), 6.0)).unwrap();
+                },
+                Step::Deform { object, scale } => if let Some(id) = pick(object) {
+                    let vertices = scene.mesh(id).unwrap().mesh().vertices().iter().map(|p| p * scale).collect();
+                    scene.set_vertices(id, vertices).unwrap();
+                },
+                Step::Update => { scene.update(); }
+            }
+            let fresh = rebuilt(&scene);
+            let everything = Filter::everything();
+            for segment in &probe {
+                prop_assert_eq!(scene.closest_hit(segment, &everything), fresh.closest_hit(segment, &everything));
+                prop_assert_eq!(scene.any_hit(segment, &everything).is_some(), fresh.any_hit(segment, &everything).is_some());
+            }
+            prop_assert_eq!(
+                scene.overlapping_pairs(&everything, |_, _| false, Threads::Current),
+                fresh.overlapping_pairs(&everything, |_, _| false, Threads::Current)
+            );
+        }
+    }
+}
