@@ -20,6 +20,9 @@ mod mesh_overlap;
 #[allow(dead_code)]
 #[path = "../examples/render.rs"]
 mod render_example;
+#[allow(dead_code)]
+#[path = "../examples/scene.rs"]
+mod scene_example;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -167,4 +170,9 @@ fn render_example_writes_a_picture_of_the_mesh() {
     }
     let warm = pixels.iter().filter(|p| p[0] > p[2]).count();
     assert!(warm > pixels.len() / 10, "the mesh covers {warm} pixels");
+}
+
+#[test]
+fn scene_example_runs() {
+    scene_example::main().expect("the scene example runs");
 }

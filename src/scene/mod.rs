@@ -217,6 +217,8 @@ impl Scene {
         };
         if stale {
             self.rebuild();
+        } else if let Some(top) = &mut self.top {
+            top.refresh_wide();
         }
         UpdateReport { rebuilt: stale }
     }

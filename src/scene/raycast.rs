@@ -7,8 +7,12 @@
 //! like a mesh tree: padded slab tests, and boxes kept up to the best `t`
 //! plus a slack relative to the scene's coordinates.
 
+use smallvec::SmallVec;
+
+use crate::bounding_volume::Aabb;
 use crate::bvh::{
-    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, stack_items,
+    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, WideLayout,
+    set_bits, stack_items,
 };
 use crate::math::{Point, Real, is_finite_point};
 use crate::query::batch::{Threads, fill_batch};
@@ -16,7 +20,11 @@ use crate::query::line_of_sight::sight_span;
 use crate::query::raycast::{PreparedRay, prune_slack};
 use crate::query::{RayHit, SightOptions, Visibility};
 use crate::scene::object::Object;
-use crate::scene::top_tree::REMOVED;
+use crate::scene::top_tree::{REMOVED, TopTree};
+
+/// End thresholds that flag no box: the top level needs no endpoint flags
+/// (each object's own descent decides its ends exactly).
+const NO_ENDS: [Real; 2] = [Real::NEG_INFINITY, Real::INFINITY];
 use crate::scene::{Filter, ObjectId, Scene, with_tree};
 use crate::shape::{Ray, RaySpan, Segment, TriangleId};
 
@@ -105,8 +113,9 @@ impl Scene {
     ) -> Option<SceneTriangle> {
         let ray = world_ray(span)?;
         let mut found = None;
-        self.visit_objects(
-            |b| b.ray_entry(&ray, span.t_min, span.t_max).is_some(),
+        self.visit_along(
+            &ray,
+            span,
             |index, object| {
                 let id = ObjectId(index);
                 if !filter.accepts(id, object.layers) {
@@ -142,24 +151,8 @@ impl Scene {
     pub fn closest_hit(&self, span: impl Into<RaySpan>, filter: &Filter) -> Option<SceneHit> {
         let span = span.into();
         let ray = world_ray(&span)?;
+        let slack = prune_slack(&ray, self.coordinate_scale());
         let mut best: Option<SceneHit> = None;
-        let offer = |index: u32, object: &Object, best: &mut Option<SceneHit>| {
-            let id = ObjectId(index);
-            if !filter.accepts(id, object.layers) {
-                return;
-            }
-            let mut local = object.frame.span(&span);
-            if let Some(b) = best {
-                local.t_max = b.hit.t;
-            }
-            let hit = with_tree!(&object.mesh, tree => tree.closest_hit(local));
-            if let Some(hit) = hit {
-                let hit = object.world_hit(id, hit);
-                if best.is_none_or(|b| hit.precedes(&b)) {
-                    *best = Some(hit);
-                }
-            }
-        };
         for &index in self.unindexed() {
             let object = self.objects_table()[index as usize].as_ref().expect("live");
             if object
@@ -167,72 +160,259 @@ impl Scene {
                 .ray_entry(&ray, span.t_min, span.t_max)
                 .is_some()
             {
-                offer(index, object, &mut best);
+                self.offer_closest(index, object, &span, filter, &mut best, slack);
             }
         }
-        if let Some(top) = self.top() {
-            let slack = prune_slack(&ray, self.coordinate_scale());
-            let visit_leaf = |first: u32, count: u32, best: &mut Option<SceneHit>| {
-                for &m in &top.members[first as usize..(first + count) as usize] {
-                    if m != REMOVED {
-                        let object = self.objects_table()[m as usize].as_ref().expect("live");
-                        offer(m, object, best);
-                    }
-                }
-            };
-            let bvh = &top.bvh;
-            let descend = |stack: &mut dyn TraversalStack<(NodeId, Real)>,
-                           best: &mut Option<SceneHit>| {
-                let Some(root) = bvh.root_volume().ray_entry(&ray, span.t_min, span.t_max) else {
-                    return;
-                };
-                let mut current = (NodeId::ROOT, root);
-                loop {
-                    let (id, entry) = current;
-                    let reach = best.map_or(span.t_max, |b| b.hit.t + slack).min(span.t_max);
-                    if entry <= reach {
-                        match bvh.node(id).kind(id) {
-                            NodeKind::Inner { left, right } => {
-                                let l = bvh.node(left).volume.ray_entry(&ray, span.t_min, reach);
-                                let r = bvh.node(right).volume.ray_entry(&ray, span.t_min, reach);
-                                match (l, r) {
-                                    (Some(tl), Some(tr)) => {
-                                        let (near, far) = if tl <= tr {
-                                            ((left, tl), (right, tr))
-                                        } else {
-                                            ((right, tr), (left, tl))
-                                        };
-                                        stack.push(far);
-                                        current = near;
-                                        continue;
-                                    }
-                                    (Some(tl), None) => {
-                                        current = (left, tl);
-                                        continue;
-                                    }
-                                    (None, Some(tr)) => {
-                                        current = (right, tr);
-                                        continue;
-                                    }
-                                    (None, None) => {}
-                                }
-                            }
-                            NodeKind::Leaf { first, count } => visit_leaf(first, count, best),
-                        }
-                    }
-                    match stack.pop() {
-                        Some(next) => current = next,
-                        None => return,
-                    }
-                }
-            };
-            if bvh.fits_array_stack() {
-                descend(&mut ArrayStack::new(&mut stack_items()), &mut best);
+        if let Some(wide) = self.top().and_then(TopTree::wide)
+            && wide.fits_array_stack()
+        {
+            self.closest_descent_wide(wide, &ray, &span, filter, &mut best);
+        } else if let Some(top) = self.top() {
+            if top.bvh.fits_array_stack() {
+                let mut items = stack_items();
+                let mut stack = ArrayStack::new(&mut items);
+                self.closest_descent(&ray, &span, filter, &mut stack, &mut best);
             } else {
-                descend(&mut Vec::new(), &mut best);
+                self.closest_descent(&ray, &span, filter, &mut Vec::new(), &mut best);
             }
         }
         best
+    }
+
+    /// Asks object `index` for its closest hit before the best so far.
+    #[inline(always)]
+    fn offer_closest(
+        &self,
+        index: u32,
+        object: &Object,
+        span: &RaySpan,
+        filter: &Filter,
+        best: &mut Option<SceneHit>,
+        slack: Real,
+    ) {
+        let id = ObjectId(index);
+        if !filter.accepts(id, object.layers) {
+            return;
+        }
+        let mut local = object.frame.span(span);
+        // Up to the best hit plus the slack, not the best hit itself: a
+        // tie at the same rounded `t` must reach `precedes`, and an object
+        // decides a range end exactly, which may put it a hair outside.
+        if let Some(b) = best {
+            local.t_max = (b.hit.t + slack).min(span.t_max);
+        }
+        let hit = with_tree!(&object.mesh, tree => tree.closest_hit(local));
+        if let Some(hit) = hit {
+            let hit = object.world_hit(id, hit);
+            if best.is_none_or(|b| hit.precedes(&b)) {
+                *best = Some(hit);
+            }
+        }
+    }
+
+    /// Calls `visit` for every object whose world box the ray enters within
+    /// the span's range, on the 8-wide top level when it is current, until
+    /// `visit` stops it. Returns `true` when stopped.
+    #[inline(always)]
+    fn visit_along(
+        &self,
+        ray: &TraversalRay,
+        span: &RaySpan,
+        mut visit: impl FnMut(u32, &Object) -> Visit,
+    ) -> bool {
+        let enter = |b: &Aabb| b.ray_entry(ray, span.t_min, span.t_max).is_some();
+        let (Some(top), Some(wide)) = (self.top(), self.top().and_then(TopTree::wide)) else {
+            return self.visit_objects(enter, visit);
+        };
+        if !wide.fits_array_stack() {
+            return self.visit_objects(enter, visit);
+        }
+        for &index in self.unindexed() {
+            let object = self.objects_table()[index as usize].as_ref().expect("live");
+            if enter(&object.world_box) && visit(index, object) == Visit::Stop {
+                return true;
+            }
+        }
+        let nodes = wide.nodes();
+        let mut items = stack_items();
+        let mut stack = ArrayStack::<u32>::new(&mut items);
+        let mut index = 0u32;
+        loop {
+            let node = &nodes[index as usize];
+            let spans = node.ray_entries(ray, span.t_min, span.t_max, NO_ENDS);
+            let leaves = spans.entered & node.leaf_lanes();
+            for lane in set_bits(u64::from(leaves)) {
+                let (first, count) = node.leaf_range(lane);
+                for &m in &top.members[first as usize..(first + count) as usize] {
+                    if m == REMOVED {
+                        continue;
+                    }
+                    let object = self.objects_table()[m as usize].as_ref().expect("live");
+                    if (count == 1 || enter(&object.world_box)) && visit(m, object) == Visit::Stop {
+                        return true;
+                    }
+                }
+            }
+            let inner = spans.entered & !leaves;
+            if inner == 0 {
+                match stack.pop() {
+                    Some(next) => index = next,
+                    None => return false,
+                }
+                continue;
+            }
+            let next = inner.trailing_zeros() as usize;
+            for lane in set_bits(u64::from(inner & (inner - 1))) {
+                stack.push(node.inner_child(lane));
+            }
+            index = node.inner_child(next);
+        }
+    }
+
+    /// [`Scene::closest_descent`] on the 8-wide top level: a node's
+    /// entered children, leaves and inner nodes alike, are taken nearest
+    /// first (an object's query costs far more than a node's slab test, so
+    /// a far leaf must not be asked before a nearer subtree).
+    fn closest_descent_wide(
+        &self,
+        wide: &WideLayout,
+        ray: &TraversalRay,
+        span: &RaySpan,
+        filter: &Filter,
+        best: &mut Option<SceneHit>,
+    ) {
+        let Some(top) = self.top() else {
+            return;
+        };
+        let slack = prune_slack(ray, self.coordinate_scale());
+        let reach_of =
+            |best: &Option<SceneHit>| best.map_or(span.t_max, |b| b.hit.t + slack).min(span.t_max);
+        let nodes = wide.nodes();
+        let mut items = stack_items();
+        // (wide node, 0, entry) or (first leaf position, count ≥ 1, entry).
+        let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
+        let mut current = (0u32, 0u32, span.t_min);
+        loop {
+            let (at, count, entry) = current;
+            if entry <= reach_of(best) {
+                if count == 0 {
+                    let node = &nodes[at as usize];
+                    let spans = node.ray_entries(ray, span.t_min, reach_of(best), NO_ENDS);
+                    let leaves = node.leaf_lanes();
+                    let mut lanes: SmallVec<[(Real, u32, u32); 8]> =
+                        set_bits(u64::from(spans.entered))
+                            .map(|lane| {
+                                if leaves >> lane & 1 != 0 {
+                                    let (first, count) = node.leaf_range(lane);
+                                    (spans.enter[lane], first, count)
+                                } else {
+                                    (spans.enter[lane], node.inner_child(lane), 0)
+                                }
+                            })
+                            .collect();
+                    lanes.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+                    if let Some((&(t, at, count), farther)) = lanes.split_first() {
+                        for &(t, at, count) in farther.iter().rev() {
+                            stack.push((at, count, t));
+                        }
+                        current = (at, count, t);
+                        continue;
+                    }
+                } else {
+                    for &m in &top.members[at as usize..(at + count) as usize] {
+                        if m == REMOVED {
+                            continue;
+                        }
+                        let object = self.objects_table()[m as usize].as_ref().expect("live");
+                        if count == 1
+                            || object
+                                .world_box
+                                .ray_entry(ray, span.t_min, reach_of(best))
+                                .is_some()
+                        {
+                            self.offer_closest(m, object, span, filter, best, slack);
+                        }
+                    }
+                }
+            }
+            match stack.pop() {
+                Some(next) => current = next,
+                None => return,
+            }
+        }
+    }
+
+    /// The top level nearest box first, dropping boxes entered beyond the
+    /// best hit plus the pruning slack.
+    fn closest_descent(
+        &self,
+        ray: &TraversalRay,
+        span: &RaySpan,
+        filter: &Filter,
+        stack: &mut impl TraversalStack<(NodeId, Real)>,
+        best: &mut Option<SceneHit>,
+    ) {
+        let Some(top) = self.top() else {
+            return;
+        };
+        let bvh = &top.bvh;
+        let slack = prune_slack(ray, self.coordinate_scale());
+        let Some(root) = bvh.root_volume().ray_entry(ray, span.t_min, span.t_max) else {
+            return;
+        };
+        let mut current = (NodeId::ROOT, root);
+        loop {
+            let (id, entry) = current;
+            let reach = best.map_or(span.t_max, |b| b.hit.t + slack).min(span.t_max);
+            if entry <= reach {
+                match bvh.node(id).kind(id) {
+                    NodeKind::Inner { left, right } => {
+                        let l = bvh.node(left).volume.ray_entry(ray, span.t_min, reach);
+                        let r = bvh.node(right).volume.ray_entry(ray, span.t_min, reach);
+                        match (l, r) {
+                            (Some(tl), Some(tr)) => {
+                                let (near, far) = if tl <= tr {
+                                    ((left, tl), (right, tr))
+                                } else {
+                                    ((right, tr), (left, tl))
+                                };
+                                stack.push(far);
+                                current = near;
+                                continue;
+                            }
+                            (Some(tl), None) => {
+                                current = (left, tl);
+                                continue;
+                            }
+                            (None, Some(tr)) => {
+                                current = (right, tr);
+                                continue;
+                            }
+                            (None, None) => {}
+                        }
+                    }
+                    NodeKind::Leaf { first, count } => {
+                        for &m in &top.members[first as usize..(first + count) as usize] {
+                            if m == REMOVED {
+                                continue;
+                            }
+                            let object = self.objects_table()[m as usize].as_ref().expect("live");
+                            let reach =
+                                best.map_or(span.t_max, |b| b.hit.t + slack).min(span.t_max);
+                            if count == 1
+                                || object.world_box.ray_entry(ray, span.t_min, reach).is_some()
+                            {
+                                self.offer_closest(m, object, span, filter, best, slack);
+                            }
+                        }
+                    }
+                }
+            }
+            match stack.pop() {
+                Some(next) => current = next,
+                None => return,
+            }
+        }
     }
 
     /// Every hit along the span on the objects the filter accepts, sorted
@@ -244,18 +424,15 @@ impl Scene {
         let Some(ray) = world_ray(&span) else {
             return hits;
         };
-        self.visit_objects(
-            |b| b.ray_entry(&ray, span.t_min, span.t_max).is_some(),
-            |index, object| {
-                let id = ObjectId(index);
-                if filter.accepts(id, object.layers) {
-                    let local = object.frame.span(&span);
-                    let found = with_tree!(&object.mesh, tree => tree.all_hits(local));
-                    hits.extend(found.into_iter().map(|hit| object.world_hit(id, hit)));
-                }
-                Visit::Continue
-            },
-        );
+        self.visit_along(&ray, &span, |index, object| {
+            let id = ObjectId(index);
+            if filter.accepts(id, object.layers) {
+                let local = object.frame.span(&span);
+                let found = with_tree!(&object.mesh, tree => tree.all_hits(local));
+                hits.extend(found.into_iter().map(|hit| object.world_hit(id, hit)));
+            }
+            Visit::Continue
+        });
         hits.sort_by(|a, b| {
             a.hit
                 .t
