@@ -304,11 +304,20 @@ impl<const W: usize> WideBvh<W> {
     /// wide nodes.
     #[must_use]
     pub fn from_binary(bvh: &Bvh<Aabb>) -> WideBvh<W> {
+        Self::from_binary_with_sources(bvh).0
+    }
+
+    /// [`WideBvh::from_binary`], with the binary node each child slot was
+    /// taken from (`u32::MAX` for unused slots), per wide node: what
+    /// [`WideBvh::refit`] reads.
+    pub(crate) fn from_binary_with_sources(bvh: &Bvh<Aabb>) -> (WideBvh<W>, Vec<[u32; W]>) {
         let mut nodes = vec![WideNode::UNUSED];
+        let mut sources = vec![[u32::MAX; W]];
         let root = bvh.node(NodeId::ROOT);
         if let NodeKind::Leaf { first, count } = root.kind(NodeId::ROOT) {
             nodes[0].set(0, &root.volume, LEAF | first, count);
-            return WideBvh { nodes, depth: 0 };
+            sources[0][0] = 0;
+            return (WideBvh { nodes, depth: 0 }, sources);
         }
         let mut depth = 0;
         let collapse = Collapse::new(bvh, W);
@@ -319,6 +328,7 @@ impl<const W: usize> WideBvh<W> {
             collapse.children(bvh, binary, &mut children);
             for (lane, &c) in children.iter().enumerate() {
                 let node = bvh.node(c);
+                sources[wide][lane] = c.0;
                 match node.kind(c) {
                     NodeKind::Leaf { first, count } => {
                         nodes[wide].set(lane, &node.volume, LEAF | first, count)
@@ -326,6 +336,7 @@ impl<const W: usize> WideBvh<W> {
                     NodeKind::Inner { .. } => {
                         let index = nodes.len();
                         nodes.push(WideNode::UNUSED);
+                        sources.push([u32::MAX; W]);
                         nodes[wide].set(lane, &node.volume, index as u32, 0);
                         stack.push((c, index, level + 1));
                     }
@@ -335,7 +346,24 @@ impl<const W: usize> WideBvh<W> {
         link_leaf_blocks(&mut nodes);
         // Queries read the nodes at random: see `copy_to_huge_pages`.
         let nodes = copy_to_huge_pages(&nodes);
-        WideBvh { nodes, depth }
+        (WideBvh { nodes, depth }, sources)
+    }
+
+    /// Copies every child box anew from the binary tree it was collapsed
+    /// from (same topology, moved boxes), `sources` as
+    /// [`WideBvh::from_binary_with_sources`] gave them: a refit in one pass.
+    pub(crate) fn refit(&mut self, bvh: &Bvh<Aabb>, sources: &[[u32; W]]) {
+        for (node, source) in self.nodes.iter_mut().zip(sources) {
+            for (lane, &binary) in source.iter().enumerate() {
+                if binary != u32::MAX {
+                    let aabb = &bvh.node(NodeId(binary)).volume;
+                    for axis in 0..3 {
+                        node.bounds[0][axis][lane] = aabb.min[axis];
+                        node.bounds[1][axis][lane] = aabb.max[axis];
+                    }
+                }
+            }
+        }
     }
 
     /// The nodes; the root is first.

@@ -117,6 +117,7 @@ pub(crate) struct ObjectFrame {
 }
 
 impl ObjectFrame {
+    #[inline(always)]
     pub(crate) fn new(pose: &Isometry) -> Self {
         let r = pose.rotation.to_rotation_matrix();
         let m = r.matrix();
@@ -186,7 +187,6 @@ pub(crate) enum Slot {
 pub(crate) struct Object {
     pub(crate) mesh: SceneMesh,
     pub(crate) pose: Isometry,
-    pub(crate) frame: ObjectFrame,
     /// Bounds of the placed mesh, padded for rounding; empty for a mesh
     /// without triangles.
     pub(crate) world_box: Aabb,
@@ -196,11 +196,18 @@ pub(crate) struct Object {
 }
 
 impl Object {
+    /// The world → object mapping, derived from the pose when a query
+    /// needs it (about twenty operations; kept out of the object, whose
+    /// size is the scene's memory per object).
+    #[inline(always)]
+    pub(crate) fn frame(&self) -> ObjectFrame {
+        ObjectFrame::new(&self.pose)
+    }
+
     pub(crate) fn new(mesh: SceneMesh, pose: Isometry) -> Self {
         let mut object = Object {
             mesh,
             pose,
-            frame: ObjectFrame::new(&pose),
             world_box: Aabb::EMPTY,
             layers: 1,
             group: None,
@@ -213,7 +220,6 @@ impl Object {
     /// Moves the object to `pose` (checked finite by the caller).
     pub(crate) fn place(&mut self, pose: Isometry) {
         self.pose = pose;
-        self.frame = ObjectFrame::new(&pose);
         self.world_box = world_box(&self.mesh, &pose);
     }
 }

@@ -91,7 +91,7 @@ impl Scene {
     #[must_use]
     pub fn local_span(&self, id: ObjectId, span: impl Into<RaySpan>) -> Option<RaySpan> {
         let object = self.objects_table().get(id.index())?.as_ref()?;
-        Some(object.frame.span(&span.into()))
+        Some(object.frame().span(&span.into()))
     }
 
     /// The first object triangle found that the span touches, with early
@@ -121,7 +121,7 @@ impl Scene {
                 if !filter.accepts(id, object.layers) {
                     return Visit::Continue;
                 }
-                let local = object.frame.span(span);
+                let local = object.frame().span(span);
                 let hit = match options {
                     Some(options) => {
                         let Some(prepared) =
@@ -194,7 +194,7 @@ impl Scene {
         if !filter.accepts(id, object.layers) {
             return;
         }
-        let mut local = object.frame.span(span);
+        let mut local = object.frame().span(span);
         // Up to the best hit plus the slack, not the best hit itself: a
         // tie at the same rounded `t` must reach `precedes`, and an object
         // decides a range end exactly, which may put it a hair outside.
@@ -427,7 +427,7 @@ impl Scene {
         self.visit_along(&ray, &span, |index, object| {
             let id = ObjectId(index);
             if filter.accepts(id, object.layers) {
-                let local = object.frame.span(&span);
+                let local = object.frame().span(&span);
                 let found = with_tree!(&object.mesh, tree => tree.all_hits(local));
                 hits.extend(found.into_iter().map(|hit| object.world_hit(id, hit)));
             }

@@ -39,7 +39,7 @@ pub(crate) struct TopTree {
     /// children instead of a mispredicted branch per child), when it
     /// holds the binary tree's current boxes; refits leave it stale until
     /// [`TopTree::refresh_wide`], and queries take the binary tree meanwhile.
-    wide: Option<WideLayout>,
+    wide: Option<(WideLayout, Vec<[u32; 8]>)>,
     wide_current: bool,
 }
 
@@ -123,18 +123,29 @@ impl TopTree {
         }
     }
 
-    /// Rebuilds the 8-wide form from the binary tree (not for a lone leaf).
+    /// Brings the 8-wide form up to date: collapsed from the binary tree
+    /// after a build, refitted in one pass after moves (not for a lone leaf).
     pub(crate) fn refresh_wide(&mut self) {
-        if !self.wide_current {
-            self.wide = (self.bvh.nodes().len() > 1).then(|| WideLayout::from_binary(&self.bvh));
-            self.wide_current = true;
+        if self.wide_current {
+            return;
         }
+        match &mut self.wide {
+            Some((wide, sources)) => wide.refit(&self.bvh, sources),
+            None if self.bvh.nodes().len() > 1 => {
+                self.wide = Some(WideLayout::from_binary_with_sources(&self.bvh));
+            }
+            None => {}
+        }
+        self.wide_current = true;
     }
 
     /// The 8-wide form, when it is current.
     #[inline(always)]
     pub(crate) fn wide(&self) -> Option<&WideLayout> {
-        self.wide.as_ref().filter(|_| self.wide_current)
+        self.wide
+            .as_ref()
+            .filter(|_| self.wide_current)
+            .map(|(wide, _)| wide)
     }
 
     /// Surface-area cost: the summed area of every node below the root,
