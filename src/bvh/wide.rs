@@ -569,6 +569,41 @@ mod tests {
         Aabb::new(min, max)
     }
 
+    #[test]
+    fn a_refit_copies_every_moved_box_from_its_source() {
+        let mut mesh = TriMesh::terrain(20, 10.0, 2.0, 3);
+        let mut bvh = Bvh::<Aabb>::build(&mesh, &BuildOptions::sah());
+        let (mut wide, sources) = WideLayout::from_binary_with_sources(&bvh);
+        let moved = mesh
+            .vertices()
+            .iter()
+            .map(|p| crate::math::Point::new(p.x * 1.5, p.y - 2.0, p.z * p.z))
+            .collect();
+        mesh.set_vertices(moved).expect("same count");
+        bvh.refit(&mesh);
+        wide.refit(&bvh, &sources);
+        let mut lanes = 0;
+        for (node, source) in wide.nodes().iter().zip(&sources) {
+            for lane in 0..8 {
+                match source[lane] {
+                    u32::MAX => assert_eq!(node.child(lane), WideChild::Empty),
+                    binary => {
+                        assert_eq!(lane_box(node, lane), bvh.node(NodeId(binary)).volume);
+                        lanes += 1;
+                    }
+                }
+            }
+        }
+        // Every wide node but the root fills one lane, every leaf one more.
+        let leaves = wide
+            .nodes()
+            .iter()
+            .flat_map(|n| (0..8).map(|lane| n.child(lane)))
+            .filter(|c| matches!(c, WideChild::Leaf { .. }))
+            .count();
+        assert_eq!(lanes, wide.nodes().len() - 1 + leaves);
+    }
+
     /// The expected cost of a layout as `Collapse` models it (root excluded).
     fn layout_cost<const W: usize>(wide: &WideBvh<W>) -> f64 {
         let mut cost = 0.0;
