@@ -75,6 +75,8 @@ pub use scene::{
     Filter, ObjectId, ObjectPair, Scene, SceneError, SceneHit, SceneMesh, SceneTriangle,
     UpdateReport,
 };
+#[cfg(feature = "gltf")]
+pub use scene::{GltfError, GltfScene};
 pub use shape::{Plane, PlaneError, Ray, RaySpan, Segment, Triangle, TriangleSoup};
 pub use sweep::{SpherePlaneHit, SweepHit};
 

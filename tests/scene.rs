@@ -218,7 +218,7 @@ fn exact_poses_answer_as_the_flattened_world() {
     let (world, names) = flattened(&scene);
     let everything = Filter::everything();
     let (mut hits, mut checked) = (0, 0);
-    for segment in segments(&scene, 30_000, 2, 8.0) {
+    for segment in segments(&scene, 100_000, 2, 8.0) {
         let ours = scene.closest_hit(segment, &everything);
         let theirs = world.closest_hit(segment);
         assert_eq!(
@@ -250,7 +250,7 @@ fn exact_poses_answer_as_the_flattened_world() {
         }
         checked += 1;
     }
-    assert!(hits > 5_000, "only {hits} hits");
+    assert!(hits > 15_000, "only {hits} hits");
 }
 
 #[test]
@@ -790,4 +790,11 @@ proptest! {
             );
         }
     }
+}
+
+#[test]
+fn scenes_are_shared_between_threads() {
+    fn send_and_sync<T: Send + Sync>() {}
+    send_and_sync::<Scene>();
+    send_and_sync::<SceneMesh>();
 }

@@ -584,8 +584,8 @@ mod tests {
         wide.refit(&bvh, &sources);
         let mut lanes = 0;
         for (node, source) in wide.nodes().iter().zip(&sources) {
-            for lane in 0..8 {
-                match source[lane] {
+            for (lane, &binary) in source.iter().enumerate() {
+                match binary {
                     u32::MAX => assert_eq!(node.child(lane), WideChild::Empty),
                     binary => {
                         assert_eq!(lane_box(node, lane), bvh.node(NodeId(binary)).volume);

@@ -20,6 +20,8 @@
 //! vertices) and place that tree instead.
 
 mod filter;
+#[cfg(feature = "gltf")]
+mod load_gltf;
 mod object;
 mod overlap;
 mod raycast;
@@ -29,6 +31,8 @@ mod top_tree;
 use std::fmt;
 
 pub use filter::Filter;
+#[cfg(feature = "gltf")]
+pub use load_gltf::{GltfError, GltfScene};
 pub(crate) use object::with_tree;
 pub use object::{ObjectId, SceneMesh};
 pub use overlap::ObjectPair;

@@ -1,0 +1,393 @@
+//! glTF 2.0 files as scenes (feature `gltf`): every mesh built into one
+//! tree, every node that places it an object.
+//!
+//! Node transforms compose down the hierarchy in `f64`. Where a node's
+//! world transform is rigid, the object shares its mesh's tree; where it
+//! scales or shears (common for props), the linear part is applied to a
+//! copy of the vertices, built once per distinct transform of that mesh,
+//! and the object keeps the translation: scenes place rigid poses only
+//! (see the module documentation of `scene`). Buffers come from a `.glb`
+//! file's binary chunk, from files beside the `.gltf`, or from base64
+//! `data:` URIs. Errors name the file and the mesh or node.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::bounding_volume::Aabb;
+use crate::math::{Isometry, Point, Real, Rotation, Vector};
+use crate::mesh::{MeshError, TriMesh};
+use crate::query::MeshTree;
+use crate::scene::{ObjectId, Scene, SceneError};
+
+/// Why a glTF file could not become a scene. New kinds of problems may be
+/// added: match with a wildcard arm.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum GltfError {
+    /// The file, or a buffer file it names, could not be read.
+    Io {
+        /// The file that failed.
+        path: PathBuf,
+        /// Why reading failed.
+        source: std::io::Error,
+    },
+    /// The file is not valid glTF, or a buffer or accessor is broken.
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong, and where.
+        message: String,
+    },
+    /// A mesh's triangles were rejected (non-finite vertex, bad index).
+    Mesh {
+        /// The file.
+        path: PathBuf,
+        /// The mesh's index and name.
+        mesh: String,
+        /// Why.
+        source: MeshError,
+    },
+    /// A node is its own ancestor.
+    Cycle {
+        /// The file.
+        path: PathBuf,
+        /// The node met twice on one path from a root.
+        node: usize,
+    },
+    /// A node's transform is not finite, or not invertible.
+    Transform {
+        /// The file.
+        path: PathBuf,
+        /// The node.
+        node: usize,
+    },
+}
+
+impl fmt::Display for GltfError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GltfError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            GltfError::Format { path, message } => write!(f, "{}: {message}", path.display()),
+            GltfError::Mesh { path, mesh, source } => {
+                write!(f, "{}: mesh {mesh}: {source}", path.display())
+            }
+            GltfError::Cycle { path, node } => {
+                write!(f, "{}: node {node} is its own ancestor", path.display())
+            }
+            GltfError::Transform { path, node } => {
+                write!(
+                    f,
+                    "{}: node {node} has a non-finite or singular transform",
+                    path.display()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for GltfError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            GltfError::Io { source, .. } => Some(source),
+            GltfError::Mesh { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// A scene loaded from a glTF file, with the node each object came from.
+#[derive(Debug)]
+pub struct GltfScene {
+    /// The objects, one per (node, mesh) placement, already updated.
+    pub scene: Scene,
+    /// Per object: the glTF node index that placed it.
+    pub nodes: Vec<(ObjectId, usize)>,
+}
+
+/// A 4×4 affine transform, column-major as glTF writes it.
+type Affine = [[f64; 4]; 4];
+
+fn multiply(a: &Affine, b: &Affine) -> Affine {
+    let mut out = [[0.0; 4]; 4];
+    for (col, out_col) in out.iter_mut().enumerate() {
+        for (row, value) in out_col.iter_mut().enumerate() {
+            *value = (0..4).map(|k| a[k][row] * b[col][k]).sum();
+        }
+    }
+    out
+}
+
+const IDENTITY: Affine = [
+    [1.0, 0.0, 0.0, 0.0],
+    [0.0, 1.0, 0.0, 0.0],
+    [0.0, 0.0, 1.0, 0.0],
+    [0.0, 0.0, 0.0, 1.0],
+];
+
+/// The rotation of `m`'s linear part when it is one (orthonormal columns,
+/// determinant +1, to `f32` precision); `None` when it scales or shears.
+fn rigid_rotation(m: &Affine) -> Option<Rotation> {
+    let col = |c: usize| Vector::new(m[c][0] as Real, m[c][1] as Real, m[c][2] as Real);
+    let (x, y, z) = (col(0), col(1), col(2));
+    let tolerance = 1e-5;
+    let unit = |v: &Vector| (v.norm() - 1.0).abs() < tolerance;
+    let orthogonal =
+        x.dot(&y).abs() < tolerance && y.dot(&z).abs() < tolerance && x.dot(&z).abs() < tolerance;
+    let right_handed = x.cross(&y).dot(&z) > 0.0;
+    (unit(&x) && unit(&y) && unit(&z) && orthogonal && right_handed).then(|| {
+        let matrix = crate::math::Matrix::from_columns(&[x, y, z]);
+        Rotation::from_matrix(&matrix)
+    })
+}
+
+/// Decodes standard base64 (padding optional; whitespace not allowed).
+fn base64(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let bytes = text.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut acc = 0u32;
+        for (k, &c) in chunk.iter().enumerate() {
+            acc |= value(c)? << (18 - 6 * k);
+        }
+        let produced = chunk.len() * 6 / 8;
+        if chunk.len() == 1 {
+            return None;
+        }
+        out.extend(acc.to_be_bytes()[1..1 + produced].iter());
+    }
+    Some(out)
+}
+
+impl Scene {
+    /// Loads a glTF 2.0 file (`.gltf` with its buffers, or `.glb`) as a
+    /// scene of AABB trees: the default scene's node hierarchy (every
+    /// scene's, if none is marked default), each mesh built once.
+    /// Primitives that are not triangle lists are skipped.
+    pub fn load_gltf(path: impl AsRef<Path>) -> Result<GltfScene, GltfError> {
+        let path = path.as_ref();
+        let format = |message: String| GltfError::Format {
+            path: path.to_path_buf(),
+            message,
+        };
+        let bytes = std::fs::read(path).map_err(|source| GltfError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| format(e.to_string()))?;
+        let mut blob = gltf.blob.clone();
+        let mut buffers = Vec::new();
+        for buffer in gltf.buffers() {
+            let data = match buffer.source() {
+                gltf::buffer::Source::Bin => blob.take().ok_or_else(|| {
+                    format(format!(
+                        "buffer {} names a missing binary chunk",
+                        buffer.index()
+                    ))
+                })?,
+                gltf::buffer::Source::Uri(uri) => {
+                    if let Some(rest) = uri.strip_prefix("data:") {
+                        let encoded = rest.split_once(";base64,").map(|(_, data)| data);
+                        encoded.and_then(base64).ok_or_else(|| {
+                            format(format!("buffer {}: undecodable data URI", buffer.index()))
+                        })?
+                    } else {
+                        let file = path.parent().unwrap_or(Path::new(".")).join(uri);
+                        std::fs::read(&file)
+                            .map_err(|source| GltfError::Io { path: file, source })?
+                    }
+                }
+            };
+            if data.len() < buffer.length() {
+                return Err(format(format!(
+                    "buffer {} holds {} bytes, {} declared",
+                    buffer.index(),
+                    data.len(),
+                    buffer.length()
+                )));
+            }
+            buffers.push(data);
+        }
+
+        // Each mesh's triangles, in the mesh frame.
+        let mut meshes: Vec<Option<TriMesh>> = Vec::new();
+        for mesh in gltf.meshes() {
+            let name = format!("{} ({})", mesh.index(), mesh.name().unwrap_or("unnamed"));
+            let (mut vertices, mut indices) = (Vec::new(), Vec::new());
+            for primitive in mesh.primitives() {
+                if primitive.mode() != gltf::mesh::Mode::Triangles {
+                    continue;
+                }
+                let reader = primitive.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
+                let positions = reader.read_positions().ok_or_else(|| {
+                    format(format!(
+                        "mesh {name}: a primitive without readable positions"
+                    ))
+                })?;
+                let base = vertices.len() as u32;
+                vertices.extend(positions.map(|[x, y, z]| Point::new(x, y, z)));
+                let count = vertices.len() as u32 - base;
+                let flat: Vec<u32> = match reader.read_indices() {
+                    Some(read) => read.into_u32().collect(),
+                    None => (0..count).collect(),
+                };
+                if !flat.len().is_multiple_of(3) {
+                    return Err(format(format!(
+                        "mesh {name}: {} indices, not triangles",
+                        flat.len()
+                    )));
+                }
+                indices.extend(
+                    flat.chunks_exact(3)
+                        .map(|t| [t[0] + base, t[1] + base, t[2] + base]),
+                );
+            }
+            let built = if indices.is_empty() {
+                None
+            } else {
+                Some(
+                    TriMesh::new(vertices, indices).map_err(|source| GltfError::Mesh {
+                        path: path.to_path_buf(),
+                        mesh: name,
+                        source,
+                    })?,
+                )
+            };
+            meshes.push(built);
+        }
+
+        let roots: Vec<gltf::Node<'_>> = match gltf.default_scene() {
+            Some(scene) => scene.nodes().collect(),
+            None => gltf.scenes().flat_map(|s| s.nodes()).collect(),
+        };
+        let mut out = GltfScene {
+            scene: Scene::new(),
+            nodes: Vec::new(),
+        };
+        let mut rigid_trees: HashMap<usize, Arc<MeshTree<Aabb>>> = HashMap::new();
+        let mut baked_trees: HashMap<(usize, [u64; 9]), Arc<MeshTree<Aabb>>> = HashMap::new();
+        // Depth-first with the path from the root, to catch cycles.
+        let mut stack: Vec<(gltf::Node<'_>, Affine, Vec<usize>)> = roots
+            .into_iter()
+            .map(|n| (n, IDENTITY, Vec::new()))
+            .collect();
+        while let Some((node, parent, mut ancestors)) = stack.pop() {
+            if ancestors.contains(&node.index()) {
+                return Err(GltfError::Cycle {
+                    path: path.to_path_buf(),
+                    node: node.index(),
+                });
+            }
+            let local = node.transform().matrix().map(|c| c.map(f64::from));
+            let world = multiply(&parent, &local);
+            if !world.iter().flatten().all(|v| v.is_finite()) {
+                return Err(GltfError::Transform {
+                    path: path.to_path_buf(),
+                    node: node.index(),
+                });
+            }
+            if let Some(mesh) = node.mesh()
+                && let Some(Some(triangles)) = meshes.get(mesh.index())
+            {
+                let translation = Vector::new(
+                    world[3][0] as Real,
+                    world[3][1] as Real,
+                    world[3][2] as Real,
+                );
+                let (tree, rotation) = match rigid_rotation(&world) {
+                    Some(rotation) => {
+                        let tree = rigid_trees
+                            .entry(mesh.index())
+                            .or_insert_with(|| Arc::new(MeshTree::new(triangles.clone())))
+                            .clone();
+                        (tree, rotation)
+                    }
+                    None => {
+                        let key: [u64; 9] = std::array::from_fn(|k| world[k / 3][k % 3].to_bits());
+                        let tree = match baked_trees.get(&(mesh.index(), key)) {
+                            Some(tree) => tree.clone(),
+                            None => {
+                                let vertices = triangles
+                                    .vertices()
+                                    .iter()
+                                    .map(|p| {
+                                        let v = [f64::from(p.x), f64::from(p.y), f64::from(p.z)];
+                                        let row = |r: usize| {
+                                            (world[0][r] * v[0]
+                                                + world[1][r] * v[1]
+                                                + world[2][r] * v[2])
+                                                as Real
+                                        };
+                                        Point::new(row(0), row(1), row(2))
+                                    })
+                                    .collect();
+                                let baked = TriMesh::new(vertices, triangles.indices().to_vec())
+                                    .map_err(|source| GltfError::Mesh {
+                                        path: path.to_path_buf(),
+                                        mesh: format!(
+                                            "{} (under node {})",
+                                            mesh.index(),
+                                            node.index()
+                                        ),
+                                        source,
+                                    })?;
+                                let tree = Arc::new(MeshTree::new(baked));
+                                baked_trees.insert((mesh.index(), key), tree.clone());
+                                tree
+                            }
+                        };
+                        (tree, Rotation::identity())
+                    }
+                };
+                let pose = Isometry::from_parts(translation.into(), rotation);
+                let id = out.scene.add(tree, pose).map_err(|e| match e {
+                    SceneError::NonFinitePose { .. } => GltfError::Transform {
+                        path: path.to_path_buf(),
+                        node: node.index(),
+                    },
+                    other => format(other.to_string()),
+                })?;
+                out.nodes.push((id, node.index()));
+            }
+            ancestors.push(node.index());
+            for child in node.children() {
+                stack.push((child, world, ancestors.clone()));
+            }
+        }
+        out.scene.update();
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base64;
+
+    #[test]
+    fn base64_decodes_the_rfc_examples() {
+        for (text, plain) in [
+            ("", ""),
+            ("Zg==", "f"),
+            ("Zm8=", "fo"),
+            ("Zm9v", "foo"),
+            ("Zm9vYg==", "foob"),
+            ("Zm9vYmE=", "fooba"),
+            ("Zm9vYmFy", "foobar"),
+        ] {
+            assert_eq!(base64(text).as_deref(), Some(plain.as_bytes()), "{text}");
+        }
+        assert_eq!(base64("Zm9v!"), None);
+        assert_eq!(base64("Z"), None);
+    }
+}

@@ -1,0 +1,172 @@
+//! glTF files as scenes (feature `gltf`): hierarchy, instancing, baked
+//! scales, and broken files that must give errors, not panics.
+#![cfg(feature = "gltf")]
+
+use std::path::PathBuf;
+
+use boxtree::math::Point;
+use boxtree::{Filter, GltfError, Scene, Segment};
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(TABLE[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A unit square in the z = 0 plane (two triangles, `u16` indices), as one
+/// buffer: 4 positions then 6 indices.
+fn square_buffer() -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for p in [
+        [0.0f32, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [0.0, 1.0, 0.0],
+    ] {
+        for c in p {
+            bytes.extend(c.to_le_bytes());
+        }
+    }
+    for i in [0u16, 1, 2, 0, 2, 3] {
+        bytes.extend(i.to_le_bytes());
+    }
+    bytes
+}
+
+/// A glTF document placing the square under `nodes` (JSON array text),
+/// with the buffer's declared length `declared`.
+fn document(nodes: &str, scene_nodes: &str, declared: usize) -> String {
+    let buffer = square_buffer();
+    format!(
+        r#"{{
+  "asset": {{"version": "2.0"}},
+  "scene": 0,
+  "scenes": [{{"nodes": {scene_nodes}}}],
+  "nodes": {nodes},
+  "meshes": [{{"name": "square", "primitives": [{{"attributes": {{"POSITION": 0}}, "indices": 1}}]}}],
+  "buffers": [{{"byteLength": {declared}, "uri": "data:application/octet-stream;base64,{}"}}],
+  "bufferViews": [
+    {{"buffer": 0, "byteOffset": 0, "byteLength": 48}},
+    {{"buffer": 0, "byteOffset": 48, "byteLength": 12}}
+  ],
+  "accessors": [
+    {{"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0]}},
+    {{"bufferView": 1, "componentType": 5123, "count": 6, "type": "SCALAR"}}
+  ]
+}}"#,
+        base64(&buffer)
+    )
+}
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gltf");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("written");
+    path
+}
+
+#[test]
+fn a_hierarchy_places_instances_and_bakes_scales() {
+    // Node 0 moves everything up by 10; its children place the square at
+    // x = 0 (rigid), at x = 5 turned a half turn about z, and at x = 20
+    // scaled by 2 (baked into a copy of the mesh).
+    let nodes = r#"[
+      {"translation": [0, 0, 10], "children": [1, 2, 3]},
+      {"mesh": 0},
+      {"mesh": 0, "translation": [5, 0, 0], "rotation": [0, 0, 1, 0]},
+      {"mesh": 0, "translation": [20, 0, 0], "scale": [2, 2, 2]}
+    ]"#;
+    let path = write("hierarchy.gltf", &document(nodes, "[0]", 60));
+    let loaded = Scene::load_gltf(&path).expect("a valid file");
+    let scene = &loaded.scene;
+    assert_eq!(scene.len(), 3);
+    let node_of = |k: usize| loaded.nodes[k].1;
+    let mut placed: Vec<usize> = (0..3).map(node_of).collect();
+    placed.sort_unstable();
+    assert_eq!(placed, [1, 2, 3]);
+    let ids: Vec<_> = loaded.nodes.iter().map(|&(id, _)| id).collect();
+    let mesh = |node: usize| {
+        scene
+            .mesh(ids[loaded.nodes.iter().position(|&(_, n)| n == node).unwrap()])
+            .unwrap()
+    };
+    assert!(mesh(1).same_tree(mesh(2)), "rigid instances share one tree");
+    assert!(!mesh(1).same_tree(mesh(3)), "a scaled instance has its own");
+
+    let down = |x: f32, y: f32| Segment::new(Point::new(x, y, 20.0), Point::new(x, y, 0.0));
+    let all = Filter::everything();
+    let hit = |x: f32, y: f32| {
+        scene
+            .closest_hit(down(x, y), &all)
+            .map(|h| (h.hit.t, h.object))
+    };
+    // The square at the origin, lifted to z = 10: t = 0.5.
+    assert_eq!(hit(0.5, 0.5).map(|h| h.0), Some(0.5));
+    // The turned square covers x in [4, 5], y in [-1, 0].
+    assert!(hit(4.5, -0.5).is_some() && hit(5.5, 0.5).is_none());
+    // The scaled square covers x in [20, 22], y in [0, 2].
+    assert!(hit(21.5, 1.5).is_some() && hit(22.5, 0.5).is_none());
+}
+
+#[test]
+fn broken_files_give_errors_naming_the_file() {
+    // A buffer shorter than declared.
+    let short = write("short.gltf", &document(r#"[{"mesh": 0}]"#, "[0]", 600));
+    let error = Scene::load_gltf(&short).expect_err("the buffer is short");
+    assert!(matches!(error, GltfError::Format { .. }), "{error:?}");
+    assert!(error.to_string().contains("short.gltf"), "{error}");
+
+    // A cycle: node 0 is its own grandchild.
+    let cyclic = write(
+        "cyclic.gltf",
+        &document(
+            r#"[{"mesh": 0, "children": [1]}, {"children": [0]}]"#,
+            "[0]",
+            60,
+        ),
+    );
+    let error = Scene::load_gltf(&cyclic).expect_err("the graph has a cycle");
+    assert!(
+        matches!(error, GltfError::Cycle { .. } | GltfError::Format { .. }),
+        "{error:?}"
+    );
+
+    // Not JSON at all, and a missing file.
+    let garbage = write("garbage.gltf", "{ not gltf");
+    assert!(matches!(
+        Scene::load_gltf(&garbage),
+        Err(GltfError::Format { .. })
+    ));
+    let missing = Scene::load_gltf("/no/such/file.gltf").expect_err("no file");
+    assert!(matches!(missing, GltfError::Io { .. }));
+    assert!(std::error::Error::source(&missing).is_some());
+
+    // A node with a NaN translation.
+    let nan = write(
+        "nan.gltf",
+        &document(
+            r#"[{"mesh": 0, "matrix": [1,0,0,0, 0,1,0,0, 0,0,1,0, 1e39,0,0,1]}]"#,
+            "[0]",
+            60,
+        ),
+    );
+    let result = Scene::load_gltf(&nan);
+    assert!(result.is_err(), "an infinite translation is refused");
+}
