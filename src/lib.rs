@@ -72,7 +72,7 @@ pub use query::{
     TrianglePair, Visibility, Which,
 };
 pub use scene::{
-    Filter, ObjectId, ObjectPair, Scene, SceneError, SceneHit, SceneMesh, SceneTriangle,
+    Filter, ObjectId, ObjectPair, PairSet, Scene, SceneError, SceneHit, SceneMesh, SceneTriangle,
     UpdateReport,
 };
 #[cfg(feature = "gltf")]

@@ -12,7 +12,7 @@ use boxtree::math::nalgebra::Translation3;
 use boxtree::math::{Isometry, Point, Real, Rotation, Vector};
 type Translation = Translation3<Real>;
 use boxtree::{
-    Aabb, Filter, MeshTree, Obb, ObjectId, ObjectPair, PackedObb, RayHit, Region, Scene,
+    Aabb, Filter, MeshTree, Obb, ObjectId, ObjectPair, PackedObb, PairSet, RayHit, Region, Scene,
     SceneError, SceneHit, SceneMesh, SceneTriangle, Segment, SightOptions, Sphere, Threads,
     TriMesh, TriangleId, Visibility,
 };
@@ -545,10 +545,42 @@ fn overlap_answers_as_every_object_and_every_pair() {
         );
     }
     assert!(every.len() > 40, "only {} pairs", every.len());
+
     assert_eq!(
         scene.overlapping_pairs(&Filter::everything(), |_, _| false, Threads::All),
         every
     );
+
+    // Kept from frame to frame: only moved objects are tested again.
+    let mut kept = PairSet::new();
+    scene.update_pairs(&mut kept, &filter, skip, Threads::Current);
+    let mut rng = SplitMix(14);
+    for frame in 0..20 {
+        for _ in 0..6 {
+            let id = ids[rng.next_u64() as usize % ids.len()];
+            let pose = scene.pose(id).unwrap();
+            let step = Vector::new(
+                rng.range(-0.5, 0.5),
+                rng.range(-0.5, 0.5),
+                rng.range(-0.5, 0.5),
+            );
+            scene
+                .set_pose(
+                    id,
+                    Isometry::from_parts((pose.translation.vector + step).into(), pose.rotation),
+                )
+                .unwrap();
+        }
+        if frame % 3 == 0 {
+            scene.update();
+        }
+        scene.update_pairs(&mut kept, &filter, skip, Threads::All);
+        assert_eq!(
+            kept.pairs(),
+            scene.overlapping_pairs(&filter, skip, Threads::Current),
+            "frame {frame}"
+        );
+    }
 }
 
 #[test]
@@ -752,6 +784,8 @@ proptest! {
     fn any_history_answers_as_a_scene_built_from_scratch(steps in proptest::collection::vec(step(), 1..40)) {
         let trees = trees(&meshes());
         let mut scene = Scene::new();
+        // Kept across every step, updated incrementally.
+        let mut kept = PairSet::new();
         let probe = {
             let mut rng = SplitMix(99);
             (0..300)
@@ -784,10 +818,10 @@ proptest! {
                 prop_assert_eq!(scene.closest_hit(segment, &everything), fresh.closest_hit(segment, &everything));
                 prop_assert_eq!(scene.any_hit(segment, &everything).is_some(), fresh.any_hit(segment, &everything).is_some());
             }
-            prop_assert_eq!(
-                scene.overlapping_pairs(&everything, |_, _| false, Threads::Current),
-                fresh.overlapping_pairs(&everything, |_, _| false, Threads::Current)
-            );
+            let full = scene.overlapping_pairs(&everything, |_, _| false, Threads::Current);
+            prop_assert_eq!(&full, &fresh.overlapping_pairs(&everything, |_, _| false, Threads::Current));
+            scene.update_pairs(&mut kept, &everything, |_, _| false, Threads::All);
+            prop_assert_eq!(kept.pairs(), &full[..]);
         }
     }
 }

@@ -35,7 +35,7 @@ pub use filter::Filter;
 pub use load_gltf::{GltfError, GltfScene};
 pub(crate) use object::with_tree;
 pub use object::{ObjectId, SceneMesh};
-pub use overlap::ObjectPair;
+pub use overlap::{ObjectPair, PairSet};
 pub use raycast::{SceneHit, SceneTriangle};
 
 use crate::bounding_volume::Aabb;
@@ -119,6 +119,8 @@ pub struct Scene {
     /// Largest absolute world coordinate of any object box: the scale of
     /// rounding in the top-level pruning.
     coordinate_scale: Real,
+    /// Changes made so far (see `Object::changed_at`, `PairSet`).
+    changes: u64,
 }
 
 impl Scene {
@@ -140,7 +142,8 @@ impl Scene {
             return Err(SceneError::NonFinitePose { object: None });
         }
         let id = ObjectId(u32::try_from(self.objects.len()).expect("fewer than 2^32 objects"));
-        let object = Object::new(mesh.into(), pose);
+        let mut object = Object::new(mesh.into(), pose);
+        object.changed_at = self.tick();
         self.note_scale(&object.world_box);
         self.objects.push(Some(object));
         self.unindexed.push(id.0);
@@ -174,7 +177,10 @@ impl Scene {
         if !is_finite_pose(&pose) {
             return Err(SceneError::NonFinitePose { object: Some(id) });
         }
-        self.object_mut(id)?.place(pose);
+        let tick = self.tick();
+        let object = self.object_mut(id)?;
+        object.place(pose);
+        object.changed_at = tick;
         self.refit_object(id);
         Ok(())
     }
@@ -183,11 +189,14 @@ impl Scene {
     /// triangles, new positions, the tree refitted). A mesh shared with
     /// other objects is copied first, so the other instances keep their shape.
     pub fn set_vertices(&mut self, id: ObjectId, vertices: Vec<Point>) -> Result<(), SceneError> {
+        let tick = self.changes + 1;
         let object = self.object_mut(id)?;
         let result = with_tree!(&mut object.mesh, tree => std::sync::Arc::make_mut(tree).set_vertices(vertices));
         result.map_err(|source| SceneError::Mesh { object: id, source })?;
         let pose = object.pose;
         object.place(pose);
+        object.changed_at = tick;
+        self.changes = tick;
         self.refit_object(id);
         Ok(())
     }
@@ -195,14 +204,20 @@ impl Scene {
     /// Sets the object's layer mask: a query's [`Filter`] sees the object
     /// when the two masks share a bit.
     pub fn set_layers(&mut self, id: ObjectId, layers: u32) -> Result<(), SceneError> {
-        self.object_mut(id)?.layers = layers;
+        let tick = self.tick();
+        let object = self.object_mut(id)?;
+        object.layers = layers;
+        object.changed_at = tick;
         Ok(())
     }
 
     /// Puts the object in a group (or none): objects of one group are never
     /// reported as an overlapping pair (a robot's links touch by design).
     pub fn set_group(&mut self, id: ObjectId, group: Option<u32>) -> Result<(), SceneError> {
-        self.object_mut(id)?.group = group;
+        let tick = self.tick();
+        let object = self.object_mut(id)?;
+        object.group = group;
+        object.changed_at = tick;
         Ok(())
     }
 
@@ -360,6 +375,17 @@ impl Scene {
             let objects = &self.objects;
             top.refit_from(node, |m| world_box_of(objects, m));
         }
+    }
+
+    /// Counts one change and returns the new count.
+    fn tick(&mut self) -> u64 {
+        self.changes += 1;
+        self.changes
+    }
+
+    /// Changes made so far: adds, moves, deformations, layer and group changes.
+    pub(crate) fn change_count(&self) -> u64 {
+        self.changes
     }
 
     fn note_scale(&mut self, b: &Aabb) {

@@ -193,6 +193,8 @@ pub(crate) struct Object {
     pub(crate) layers: u32,
     pub(crate) group: Option<u32>,
     pub(crate) slot: Slot,
+    /// The scene's change count when this object last changed.
+    pub(crate) changed_at: u64,
 }
 
 impl Object {
@@ -212,6 +214,7 @@ impl Object {
             layers: 1,
             group: None,
             slot: Slot::Unindexed,
+            changed_at: 0,
         };
         object.place(pose);
         object

@@ -105,11 +105,71 @@ impl Scene {
         skip: impl Fn(ObjectId, ObjectId) -> bool + Sync,
         threads: Threads,
     ) -> Vec<ObjectPair> {
-        let pairs_of = |index: usize| -> Vec<ObjectPair> {
-            let Some(a) = self.objects_table()[index].as_ref() else {
+        let every: Vec<u32> = (0..self.objects_table().len() as u32).collect();
+        // Each pair once: from its lower id.
+        self.pairs_of(&every, filter, &skip, threads, |a, b| b > a)
+    }
+
+    /// Brings `set` up to date with [`Scene::overlapping_pairs`], testing
+    /// again only the objects changed since the set's last update (added,
+    /// moved, deformed, put on other layers or in another group): pairs of
+    /// two unchanged objects are kept without a test, pairs with a removed
+    /// object dropped. The answer equals a full pass as long as every call
+    /// on one set passes the same filter and `skip` (start a new set when
+    /// they change). The first update of a new set is a full pass.
+    pub fn update_pairs(
+        &self,
+        set: &mut PairSet,
+        filter: &Filter,
+        skip: impl Fn(ObjectId, ObjectId) -> bool + Sync,
+        threads: Threads,
+    ) {
+        let changed_since = |index: u32, seen: u64| {
+            self.objects_table()[index as usize]
+                .as_ref()
+                .is_some_and(|o| o.changed_at > seen)
+        };
+        if set.seen.is_none() {
+            set.pairs = self.overlapping_pairs(filter, &skip, threads);
+        } else {
+            let seen = set.seen.unwrap_or(0);
+            let changed: Vec<u32> = (0..self.objects_table().len() as u32)
+                .filter(|&i| changed_since(i, seen))
+                .collect();
+            let kept = |p: &ObjectPair| {
+                self.contains(p.a)
+                    && self.contains(p.b)
+                    && !changed_since(p.a.0, seen)
+                    && !changed_since(p.b.0, seen)
+            };
+            set.pairs.retain(kept);
+            // A changed object pairs with every unchanged one, and with a
+            // changed one from the lower id of the two.
+            let fresh = self.pairs_of(&changed, filter, &skip, threads, |a, b| {
+                !changed_since(b.0, seen) || b > a
+            });
+            set.pairs.extend(fresh);
+            set.pairs.sort_unstable();
+            set.pairs.dedup();
+        }
+        set.seen = Some(self.change_count());
+    }
+
+    /// The touching pairs of each object of `from` with the candidates
+    /// `wanted(a, b)` accepts, as sorted `ObjectPair`s.
+    fn pairs_of(
+        &self,
+        from: &[u32],
+        filter: &Filter,
+        skip: &(impl Fn(ObjectId, ObjectId) -> bool + Sync),
+        threads: Threads,
+        wanted: impl Fn(ObjectId, ObjectId) -> bool + Sync,
+    ) -> Vec<ObjectPair> {
+        let pairs_of = |&index: &u32| -> Vec<ObjectPair> {
+            let Some(a) = self.objects_table()[index as usize].as_ref() else {
                 return Vec::new();
             };
-            let a_id = ObjectId(index as u32);
+            let a_id = ObjectId(index);
             if !filter.accepts(a_id, a.layers) || a.world_box.is_empty() {
                 return Vec::new();
             }
@@ -118,28 +178,55 @@ impl Scene {
                 |b| b.overlaps(&a.world_box),
                 |other, b| {
                     let b_id = ObjectId(other);
-                    let candidate = b_id > a_id
+                    let pair = ObjectPair {
+                        a: a_id.min(b_id),
+                        b: a_id.max(b_id),
+                    };
+                    let candidate = b_id != a_id
+                        && wanted(a_id, b_id)
                         && filter.accepts(b_id, b.layers)
                         && (a.group.is_none() || a.group != b.group)
-                        && !skip(a_id, b_id);
+                        && !skip(pair.a, pair.b);
                     if candidate && objects_touch(a, b) {
-                        found.push(ObjectPair { a: a_id, b: b_id });
+                        found.push(pair);
                     }
                     Visit::Continue
                 },
             );
             found
         };
-        let count = self.objects_table().len();
         let mut pairs: Vec<ObjectPair> = match threads {
             #[cfg(feature = "parallel")]
             Threads::All => {
                 use rayon::prelude::*;
-                (0..count).into_par_iter().flat_map_iter(pairs_of).collect()
+                from.par_iter().flat_map_iter(pairs_of).collect()
             }
-            _ => (0..count).flat_map(pairs_of).collect(),
+            _ => from.iter().flat_map(pairs_of).collect(),
         };
         pairs.sort_unstable();
         pairs
+    }
+}
+
+/// The overlapping pairs of a scene, kept from frame to frame by
+/// [`Scene::update_pairs`].
+#[derive(Clone, Debug, Default)]
+pub struct PairSet {
+    pairs: Vec<ObjectPair>,
+    /// The scene's change count at the last update; `None` before the first.
+    seen: Option<u64>,
+}
+
+impl PairSet {
+    /// An empty set, whose first update is a full pass.
+    #[must_use]
+    pub fn new() -> Self {
+        PairSet::default()
+    }
+
+    /// The pairs as of the last update, sorted.
+    #[must_use]
+    pub fn pairs(&self) -> &[ObjectPair] {
+        &self.pairs
     }
 }
