@@ -23,8 +23,7 @@
 
 use crate::exact;
 use crate::intersect::triangle_triangle::is_degenerate;
-use crate::math::{Point, Real, Vector, id_from_lanes, id_to_lanes, is_finite_point, nalgebra};
-use crate::shape::TriangleId;
+use crate::math::{Point, Real, Vector, is_finite_point, nalgebra};
 use crate::shape::{Ray, Segment, Triangle};
 
 /// Which sides of a triangle a ray may hit. The front face is the side the
@@ -582,8 +581,8 @@ type Lanes = [Real; 4];
 /// test transforms all three vertices with 4-lane operations. The test
 /// never reads the fourth lane's results, so mesh trees (which keep their
 /// triangles this way, in leaf order) store the triangle's id and whether
-/// rays can hit it there ([`TriangleLanes::tagged`]): a hit then needs no
-/// other memory than the triangle's own lines.
+/// rays can hit it there (`crate::query`'s leaf storage): a hit then needs
+/// no other memory than the triangle's own lines.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(16))]
 pub(crate) struct TriangleLanes {
@@ -604,34 +603,23 @@ impl From<&Triangle> for TriangleLanes {
 }
 
 impl TriangleLanes {
-    /// `tri` with `id` and its hittable flag in the fourth lanes, as normal
-    /// floats (see [`crate::math::id_to_lanes`]): `x` and `y` carry the id,
-    /// `z` is `+1` for a triangle rays can hit and `−1` otherwise.
+    /// A triangle with `w` in each fourth lane (the test never reads them;
+    /// the query layer's leaf storage keeps a triangle's id and flags there).
     #[must_use]
-    pub(crate) fn tagged(tri: &Triangle, id: TriangleId, hittable: bool) -> Self {
-        let [low, high] = id_to_lanes(id.0);
-        let flag = if hittable { 1.0 } else { -1.0 };
+    #[inline(always)]
+    pub(crate) fn with_fourth_lanes(tri: &Triangle, w: [Real; 3]) -> Self {
         TriangleLanes {
-            x: [tri.a.x, tri.b.x, tri.c.x, low],
-            y: [tri.a.y, tri.b.y, tri.c.y, high],
-            z: [tri.a.z, tri.b.z, tri.c.z, flag],
+            x: [tri.a.x, tri.b.x, tri.c.x, w[0]],
+            y: [tri.a.y, tri.b.y, tri.c.y, w[1]],
+            z: [tri.a.z, tri.b.z, tri.c.z, w[2]],
         }
     }
 
-    /// The id stored by [`TriangleLanes::tagged`] (meaningless on lanes
-    /// made by `From<&Triangle>`, whose fourth lanes repeat vertex `a`).
+    /// The fourth lanes (see [`TriangleLanes::with_fourth_lanes`]).
     #[must_use]
     #[inline(always)]
-    pub(crate) fn id(&self) -> TriangleId {
-        TriangleId(id_from_lanes(self.x[3], self.y[3]))
-    }
-
-    /// The flag stored by [`TriangleLanes::tagged`]: false when rays can
-    /// never hit the triangle (meaningless on lanes made by `From<&Triangle>`).
-    #[must_use]
-    #[inline(always)]
-    pub(crate) fn hittable(&self) -> bool {
-        self.z[3] > 0.0
+    pub(crate) fn fourth_lanes(&self) -> [Real; 3] {
+        [self.x[3], self.y[3], self.z[3]]
     }
 
     /// The triangle back in vertex form.

@@ -2,10 +2,9 @@
 
 use crate::bvh::{BoundingVolume, BuildOptions, Bvh, WideLayout};
 use crate::intersect::TriangleLanes;
-use crate::intersect::triangle_triangle::is_degenerate;
 use crate::math::{Isometry, Point, Real};
-use crate::memory::collect_on_huge_pages;
 use crate::mesh::{MeshError, TriMesh};
+use crate::query::leaf_triangles::leaf_triangles;
 use crate::shape::Triangle;
 use crate::shape::TriangleId;
 
@@ -184,22 +183,4 @@ fn coordinate_scale(mesh: &TriMesh) -> Real {
         .iter()
         .map(|v| v.coords.amax())
         .fold(0.0, Real::max)
-}
-
-fn leaf_triangles<V: BoundingVolume>(mesh: &TriMesh, bvh: &Bvh<V>) -> Vec<TriangleLanes> {
-    // Rays read them at random: see `collect_on_huge_pages`.
-    let order = bvh.leaf_order();
-    collect_on_huge_pages(
-        order.len(),
-        order.iter().map(|&t| {
-            let id = TriangleId(t);
-            let tri = mesh.triangle(id);
-            TriangleLanes::tagged(&tri, id, hittable(&tri))
-        }),
-    )
-}
-
-/// Whether rays can hit `tri`: exact area and a representable normal.
-fn hittable(tri: &Triangle) -> bool {
-    tri.normal().is_some() && !is_degenerate(tri)
 }
