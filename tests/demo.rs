@@ -13,18 +13,22 @@ mod render;
 #[allow(dead_code)]
 #[path = "../examples/demo/scene.rs"]
 mod scene;
+#[allow(dead_code)]
+#[path = "../examples/demo/world.rs"]
+mod world;
 
 use std::collections::HashSet;
 
 use boxtree::{
-    Aabb, BuildOptions, Isometry, MeshTree, Obb, Point, Ray, Real, SightOptions, Threads, TriMesh,
-    TriangleId, Vector, Visibility,
+    Aabb, BuildOptions, Filter, Isometry, MeshTree, Obb, Point, Ray, Real, SightOptions, Threads,
+    TriMesh, TriangleId, Vector, Visibility,
 };
 use render::{
     BLOCKED, Camera, Image, Instance, Lighting, Rgb, VISIBLE, cut_at_depth, cut_by_label, draw_box,
-    draw_targets, render, subtree_triangles,
+    draw_targets, render, render_scene, subtree_triangles,
 };
 use scene::{Material, Scene, SceneSize};
+use world::{BUILDINGS, DRONES, GROUND, Kind, TREES, World};
 
 const WIDTH: u32 = 96;
 const HEIGHT: u32 = 64;
@@ -387,4 +391,175 @@ fn writing_into_a_missing_directory_is_an_error_naming_the_file() {
         .join("x.png");
     let message = png_file::write_png(&path, &image).expect_err("the directory does not exist");
     assert!(message.contains("x.png"), "{message}");
+}
+
+fn small_world() -> World {
+    World::town(&SceneSize::small()).expect("the scene town builds")
+}
+
+#[test]
+fn scene_town_places_a_few_shared_meshes_many_times() {
+    let world = small_world();
+    let scene = &world.scene;
+    let size = SceneSize::small();
+    assert_eq!(world.drones.len(), size.scene_drones);
+    assert!(
+        scene.len() >= 8 * world.distinct_meshes,
+        "{} objects from {} meshes",
+        scene.len(),
+        world.distinct_meshes
+    );
+    let one_copy_each: usize = scene
+        .ids()
+        .map(|id| scene.mesh(id).expect("live").bytes())
+        .sum();
+    assert!(scene.mesh_bytes() * 3 < one_copy_each);
+    let kinds: Vec<Kind> = scene.ids().map(|id| world.kind(id)).collect();
+    assert_eq!(kinds.iter().filter(|&&k| k == Kind::Ground).count(), 1);
+    assert!(
+        kinds
+            .iter()
+            .filter(|k| matches!(k, Kind::Building(_)))
+            .count()
+            >= 10
+    );
+    assert!(kinds.iter().filter(|&&k| k == Kind::Tree).count() >= 10);
+    for id in scene.ids() {
+        let wanted = match world.kind(id) {
+            Kind::Ground => GROUND,
+            Kind::Tree => TREES,
+            Kind::Drone => DRONES,
+            _ => BUILDINGS,
+        };
+        assert_eq!(scene.layers(id), Some(wanted), "object {}", id.get());
+    }
+    // Every building, dome and tree stands in the ground.
+    let pairs = scene.overlapping_pairs(
+        &Filter::layers(BUILDINGS | TREES | GROUND),
+        |_, _| false,
+        Threads::All,
+    );
+    let standing = kinds
+        .iter()
+        .filter(|&&k| k != Kind::Ground && k != Kind::Drone)
+        .count();
+    let grounded = pairs
+        .iter()
+        .filter(|p| world.kind(p.a) == Kind::Ground || world.kind(p.b) == Kind::Ground)
+        .count();
+    assert_eq!(grounded, standing);
+}
+
+#[test]
+fn scene_drones_fly_above_the_ground_and_touch_buildings_now_and_then() {
+    let mut world = small_world();
+    let mut touched = 0;
+    for frame in 0..6 {
+        world.move_drones(frame).expect("finite poses");
+        world.scene.update();
+        for &id in &world.drones {
+            let at = world.position(id);
+            let below = world
+                .scene
+                .closest_hit(
+                    Ray::new(at, -world.up).span(0.0, Real::INFINITY),
+                    &Filter::layers(GROUND),
+                )
+                .expect("ground below every drone");
+            assert!(below.hit.t > 1.0, "drone {} skims the ground", id.get());
+        }
+        // Scene::touching per drone and Scene::overlapping_pairs agree.
+        let pairs = world.scene.overlapping_pairs(
+            &Filter::everything(),
+            |a, b| !world.is_drone(a) && !world.is_drone(b),
+            Threads::All,
+        );
+        for &id in &world.drones {
+            let pose = world.scene.pose(id).expect("live");
+            let mut touching = world
+                .scene
+                .touching(&world.drone_mesh.placed(pose), &Filter::layers(BUILDINGS));
+            let mut from_pairs: Vec<_> = pairs
+                .iter()
+                .filter_map(|p| match (p.a == id, p.b == id) {
+                    (true, _) => Some(p.b),
+                    (_, true) => Some(p.a),
+                    _ => None,
+                })
+                .filter(|&other| matches!(world.kind(other), Kind::Building(_) | Kind::Dome))
+                .collect();
+            touching.sort_unstable();
+            from_pairs.sort_unstable();
+            assert_eq!(touching, from_pairs, "drone {} at frame {frame}", id.get());
+            touched += usize::from(!touching.is_empty());
+        }
+    }
+    assert!(touched > 0, "no drone ever touched a building");
+    assert!(touched < 6 * world.drones.len() / 2);
+}
+
+#[test]
+fn a_drone_does_not_hide_itself_when_its_object_is_ignored() {
+    let world = small_world();
+    let sight = SightOptions::default();
+    for &id in &world.drones {
+        let at = world.position(id);
+        // From just above the drone: its own body is in the way.
+        let eye = at + world.up * 1.0;
+        let own = world
+            .scene
+            .line_of_sight(&eye, &at, &sight, &Filter::everything());
+        assert!(
+            matches!(own, Visibility::Blocked(b) if b.object == id),
+            "drone {}: {own:?}",
+            id.get()
+        );
+        let past_itself = Filter::everything().ignoring([id]);
+        assert!(
+            world
+                .scene
+                .line_of_sight(&eye, &at, &sight, &past_itself)
+                .is_visible()
+        );
+    }
+}
+
+#[test]
+fn scene_picture_shows_sky_ground_buildings_and_drones() {
+    let world = small_world();
+    let town = Scene::town(&SceneSize::small());
+    let view = town.camera_path[0];
+    let camera = Camera::look_at(view.eye, view.look_at, world.up, 50.0, WIDTH, HEIGHT);
+    let lighting = Lighting::daylight(world.up);
+    let image = render_scene(
+        &world.scene,
+        |hit| world.color(hit, &[]),
+        &camera,
+        &lighting,
+        world.radius,
+    );
+    assert_eq!(image.pixels.len(), (WIDTH * HEIGHT) as usize);
+    let total = image.pixels.len();
+    let sky = count(&image, is_sky);
+    let ground = count(&image, is_ground);
+    let grey = count(&image, is_grey);
+    assert!(sky >= total / 20, "sky pixels: {sky} of {total}");
+    assert!(ground >= total / 5, "ground pixels: {ground} of {total}");
+    assert!(grey >= 10, "building and drone pixels: {grey}");
+
+    // One drone seen from close by fills much of the picture, in its colour.
+    let id = world.drones[0];
+    let at = world.position(id);
+    let camera = Camera::look_at(
+        at + Vector::new(-4.0, -4.0, 3.0),
+        at,
+        world.up,
+        50.0,
+        WIDTH,
+        HEIGHT,
+    );
+    let orange = |hit: &boxtree::SceneHit| world.color(hit, &[id]);
+    let image = render_scene(&world.scene, orange, &camera, &lighting, world.radius);
+    let drone = count(&image, |[r, g, b]| r > 150 && g < r && b < g);
+    assert!(drone >= 20, "drone pixels: {drone}");
 }

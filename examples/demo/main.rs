@@ -10,11 +10,23 @@
 //! 4. Writes pictures made by raycasting the trees: the scene with visible
 //!    (green) and blocked (red) targets, and the OBB and AABB trees cut at one
 //!    depth, drawn over the scene.
+//! 5. Builds the town again as a `boxtree::Scene`: the terrain as one object,
+//!    buildings, domes and trees instanced from a handful of shared meshes
+//!    (each built once) and placed by rigid poses, and a swarm of drones as
+//!    moving objects on their own layer. Every frame it moves the drones
+//!    (`set_pose`, then `update`), checks line of sight from the moving
+//!    camera to the targets and to every drone (ignoring the drone's own
+//!    object), and finds which drones touch buildings (`touching`) and every
+//!    overlapping pair (`overlapping_pairs`); then it writes a picture of the
+//!    scene raycast through the scene's own queries. A mesh file becomes one
+//!    object with the drones circling through it.
 
 mod png_file;
 mod progress;
 mod render;
 mod scene;
+mod scene_pass;
+mod world;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,17 +34,18 @@ use std::time::{Duration, Instant};
 
 use boxtree::bvh::{BoundingVolume, Bvh, TreeStats};
 use boxtree::{
-    Aabb, BuildOptions, Isometry, MeshTree, OverlapStats, PackedObb, Point, Real, SightOptions,
-    Threads, TriMesh, Vector, Visibility,
+    Aabb, BuildOptions, Filter, Isometry, MeshTree, ObjectId, ObjectPair, OverlapStats, PackedObb,
+    Point, Real, SceneTriangle, SightOptions, Threads, TriMesh, Vector, Visibility,
 };
 
 use self::png_file::write_png;
 use self::progress::with_progress;
 use self::render::{
     Camera, Corners, Image, Instance, Lighting, cut_at_depth, cut_by_label, draw_box, draw_targets,
-    palette, render, subtree_triangles,
+    palette, render, render_scene, subtree_triangles,
 };
-use self::scene::{Material, Scene, SceneSize, View};
+use self::scene::{Material, Scene, SceneSize, TargetRegion, View};
+use self::world::{BUILDINGS, GROUND, Kind, TREES, World};
 
 const HELP: &str = "\
 boxtree demo: line of sight, raycasts and mesh overlap on AABB and OBB trees.
@@ -42,18 +55,24 @@ Usage: cargo run --release --example demo -- [OPTIONS]
 Without options it generates a procedural town (terrain, buildings, domes;
 about 290,000 triangles), builds both trees, checks line of sight from a moving
 camera to 4096 targets per frame, flies a drone through the town, and writes
-pictures to target/demo/.
+pictures to target/demo/. Then it builds the town again as a boxtree::Scene
+(buildings, domes and trees instanced from a few shared meshes, the terrain as
+one object) with 200 moving drones, and for 30 frames moves the drones, checks
+line of sight to the targets and to every drone, and finds the drones that
+touch buildings and every overlapping pair; it writes a picture of the scene.
 
 Options:
   --mesh FILE   use a mesh file (.obj, .stl, .ply) instead of the town: the
                 camera circles it, targets fill its bounding box, the drone
-                flies through its middle
+                flies through its middle; in the scene it is one object that
+                the drones circle through
   --up AXIS     the mesh's up axis: x, y or z (default: z for .stl, y otherwise)
   --out DIR     where to write the pictures (default: target/demo)
   --size WxH    picture size in pixels (default: 960x540)
   --depth N     draw the trees cut at this depth (default: 6 for a mesh file;
                 the town's pictures show the boxes that hold one building each)
-  --small       a small scene and workload (a few seconds, for CI)
+  --small       a small scene and workload (a few seconds, for CI): 16 drones,
+                3 scene frames
   -h, --help    print this help";
 
 /// The parsed command line.
@@ -157,7 +176,8 @@ fn demo(options: &Options) -> Result<(), String> {
     let trees = build_trees(&scene);
     let sight = check_line_of_sight(&scene, &trees, &size);
     let flight = fly_drone(&scene, &trees)?;
-    write_pictures(options, &scene, &trees, &sight, &flight)
+    write_pictures(options, &scene, &trees, &sight, &flight)?;
+    scene_pass::scene_pass(options, &scene, &size)
 }
 
 /// The town, or the mesh file.
@@ -559,6 +579,20 @@ fn rate(count: usize, time: Duration) -> String {
         format!("{:.1} M", per_second / 1e6)
     } else {
         format!("{:.0} k", per_second / 1e3)
+    }
+}
+
+/// A duration in microseconds, as `123 µs`.
+fn micros(time: Duration) -> String {
+    format!("{:.0} µs", time.as_secs_f64() * 1e6)
+}
+
+/// A size in bytes, as `12.3 MB` or `456 kB`.
+fn bytes(n: usize) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1} MB", n as f64 / 1e6)
+    } else {
+        format!("{:.1} kB", n as f64 / 1e3)
     }
 }
 

@@ -4,14 +4,16 @@
 //! batch), Lambert shading by the hit normal, shadows from one any-hit segment
 //! per lit pixel toward the sun (`MeshTree::segments_any_hit`), posed extra
 //! meshes through `PlacedMesh::closest_hit`, and a light haze with distance.
+//! A whole `boxtree::Scene` is drawn the same way through its own batches
+//! (`Scene::rays_closest_hit`, `Scene::segments_any_hit`).
 //! Overlays — target dots and the wireframe boxes of a tree cut at one depth —
 //! are drawn with the same pinhole camera. The result is an in-memory RGB
 //! buffer; PNG encoding lives in `png.rs`.
 
 use boxtree::bvh::{BoundingVolume, Bvh, NodeId, NodeKind};
 use boxtree::{
-    Aabb, MeshTree, Obb, PackedObb, PlacedMesh, Point, Ray, Real, Segment, Threads, TriangleId,
-    Vector, Visibility,
+    Aabb, Filter, MeshTree, Obb, PackedObb, PlacedMesh, Point, Ray, Real, SceneHit, Segment,
+    Threads, TriangleId, Vector, Visibility,
 };
 
 /// An 8-bit sRGB colour.
@@ -276,9 +278,7 @@ pub fn render<V: BoundingVolume, W: BoundingVolume>(
     camera: &Camera,
     lighting: &Lighting,
 ) -> Image {
-    let rays: Vec<Ray> = (0..camera.height)
-        .flat_map(|y| (0..camera.width).map(move |x| camera.ray(x, y)))
-        .collect();
+    let rays = camera_rays(camera);
     let mut hits = Vec::new();
     tree.rays_closest_hit(&rays, Real::INFINITY, Threads::All, &mut hits);
     let surfaces: Vec<Option<Surface>> = rays
@@ -300,29 +300,110 @@ pub fn render<V: BoundingVolume, W: BoundingVolume>(
                     });
                 }
             }
-            // Shade the side that faces the camera.
-            best.map(|s| Surface {
-                normal: if s.normal.dot(&ray.direction) > 0.0 {
-                    -s.normal
-                } else {
-                    s.normal
-                },
-                ..s
-            })
+            best.map(|s| s.facing(ray))
         })
         .collect();
 
     let scene_size = tree.mesh().aabb().half_extents().norm();
     let lit = if lighting.shadows {
-        shadows(tree, &rays, &surfaces, lighting, scene_size)
+        shadows(
+            &rays,
+            &surfaces,
+            lighting,
+            scene_size,
+            |segments, blocked| {
+                let mut blockers = Vec::new();
+                tree.segments_any_hit(segments, Threads::All, &mut blockers);
+                blocked.extend(blockers.iter().map(Option::is_some));
+            },
+        )
     } else {
         vec![true; rays.len()]
     };
+    shade(camera, &rays, &surfaces, &lit, lighting)
+}
 
+/// Raycasts every object of a [`boxtree::Scene`] from `camera`
+/// (`Scene::rays_closest_hit` for the pixels, `Scene::segments_any_hit` for
+/// the shadows), each hit coloured by `color_of` (linear RGB in `[0, 1]`).
+/// `scene_size` is the length scale of the world (the shadow rays' reach).
+pub fn render_scene(
+    scene: &boxtree::Scene,
+    color_of: impl Fn(&SceneHit) -> [Real; 3],
+    camera: &Camera,
+    lighting: &Lighting,
+    scene_size: Real,
+) -> Image {
+    let rays = camera_rays(camera);
+    let everything = Filter::everything();
+    let mut hits = Vec::new();
+    scene.rays_closest_hit(&rays, Real::INFINITY, &everything, Threads::All, &mut hits);
+    let surfaces: Vec<Option<Surface>> = rays
+        .iter()
+        .zip(&hits)
+        .map(|(ray, hit)| {
+            hit.as_ref().map(|h| {
+                Surface {
+                    t: h.hit.t,
+                    normal: h.hit.normal,
+                    color: color_of(h),
+                }
+                .facing(ray)
+            })
+        })
+        .collect();
+    let lit = if lighting.shadows {
+        shadows(
+            &rays,
+            &surfaces,
+            lighting,
+            scene_size,
+            |segments, blocked| {
+                let mut blockers = Vec::new();
+                scene.segments_any_hit(segments, &everything, Threads::All, &mut blockers);
+                blocked.extend(blockers.iter().map(Option::is_some));
+            },
+        )
+    } else {
+        vec![true; rays.len()]
+    };
+    shade(camera, &rays, &surfaces, &lit, lighting)
+}
+
+/// One ray per pixel, row by row from the top.
+fn camera_rays(camera: &Camera) -> Vec<Ray> {
+    (0..camera.height)
+        .flat_map(|y| (0..camera.width).map(move |x| camera.ray(x, y)))
+        .collect()
+}
+
+impl Surface {
+    /// The surface with its normal turned to the side that faces the camera.
+    fn facing(self, ray: &Ray) -> Surface {
+        Surface {
+            normal: if self.normal.dot(&ray.direction) > 0.0 {
+                -self.normal
+            } else {
+                self.normal
+            },
+            ..self
+        }
+    }
+}
+
+/// The pixels: sky where nothing was hit, else the surface's colour lit by
+/// the sun (where `lit`) and the sky, hazed with distance.
+fn shade(
+    camera: &Camera,
+    rays: &[Ray],
+    surfaces: &[Option<Surface>],
+    lit: &[bool],
+    lighting: &Lighting,
+) -> Image {
     let pixels = rays
         .iter()
-        .zip(&surfaces)
-        .zip(&lit)
+        .zip(surfaces)
+        .zip(lit)
         .map(|((ray, surface), &lit)| {
             let sky = lighting.sky(&ray.direction);
             let color = match surface {
@@ -350,13 +431,14 @@ pub fn render<V: BoundingVolume, W: BoundingVolume>(
     }
 }
 
-/// Whether each hit point sees the sun: one batch of any-hit segments.
-fn shadows<V: BoundingVolume>(
-    tree: &MeshTree<V>,
+/// Whether each hit point sees the sun: one batch of any-hit segments,
+/// answered by `blocked` (which appends, per segment, whether something blocks it).
+fn shadows(
     rays: &[Ray],
     surfaces: &[Option<Surface>],
     lighting: &Lighting,
     scene_size: Real,
+    blocked: impl FnOnce(&[Segment], &mut Vec<bool>),
 ) -> Vec<bool> {
     let mut lit = vec![false; rays.len()];
     let mut asked = Vec::new();
@@ -369,10 +451,10 @@ fn shadows<V: BoundingVolume>(
             asked.push(k);
         }
     }
-    let mut blockers = Vec::new();
-    tree.segments_any_hit(&segments, Threads::All, &mut blockers);
-    for (k, blocker) in asked.into_iter().zip(blockers) {
-        lit[k] = blocker.is_none();
+    let mut answers = Vec::with_capacity(segments.len());
+    blocked(&segments, &mut answers);
+    for (k, blocked) in asked.into_iter().zip(answers) {
+        lit[k] = !blocked;
     }
     lit
 }
@@ -382,7 +464,12 @@ fn to_srgb(linear: Real) -> u8 {
 }
 
 /// Draws each target as a dot: [`VISIBLE`] or [`BLOCKED`] by its answer; invalid ones are skipped.
-pub fn draw_targets(image: &mut Image, camera: &Camera, targets: &[Point], answers: &[Visibility]) {
+pub fn draw_targets<B>(
+    image: &mut Image,
+    camera: &Camera,
+    targets: &[Point],
+    answers: &[Visibility<B>],
+) {
     let r = i64::from(image.width / 640).max(1);
     for (target, answer) in targets.iter().zip(answers) {
         let color = match answer {

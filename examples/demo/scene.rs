@@ -13,6 +13,22 @@ use boxtree::{
     TriangleId, Vector,
 };
 
+/// Centres `(x, y)` of the town's three blocks of buildings.
+pub const TOWN_BLOCKS: [(Real, Real); 3] = [(-90.0, -50.0), (60.0, -95.0), (20.0, 75.0)];
+
+/// The town's domes: `(x, y, radius)`.
+pub const TOWN_DOMES: [(Real, Real, Real); 4] = [
+    (-25.0, -5.0, 14.0),
+    (120.0, 30.0, 18.0),
+    (-130.0, 90.0, 11.0),
+    (95.0, 150.0, 15.0),
+];
+
+/// The town's terrain: rolling hills over `[-200, 200]²`, up along z.
+pub fn town_terrain(size: &SceneSize) -> TriMesh {
+    TriMesh::terrain(size.terrain_cells, 400.0, 14.0, 7)
+}
+
 /// How big a scene and workload to make.
 #[derive(Clone, Copy, Debug)]
 pub struct SceneSize {
@@ -28,6 +44,12 @@ pub struct SceneSize {
     pub frames: usize,
     /// Drone poses along its flight.
     pub sweep_steps: usize,
+    /// Street-grid cells per side of the town as a `boxtree::Scene` (one building or a few trees each).
+    pub scene_grid: u32,
+    /// Drones flying through the scene as moving objects.
+    pub scene_drones: usize,
+    /// Frames of the scene pass.
+    pub scene_frames: usize,
 }
 
 impl SceneSize {
@@ -40,6 +62,9 @@ impl SceneSize {
             targets: 4096,
             frames: 12,
             sweep_steps: 24,
+            scene_grid: 20,
+            scene_drones: 200,
+            scene_frames: 30,
         }
     }
 
@@ -52,6 +77,9 @@ impl SceneSize {
             targets: 400,
             frames: 3,
             sweep_steps: 8,
+            scene_grid: 8,
+            scene_drones: 16,
+            scene_frames: 3,
         }
     }
 }
@@ -171,8 +199,7 @@ impl Scene {
     pub fn town(size: &SceneSize) -> Scene {
         let mut rng = SplitMix(2026);
         let up = Vector::z();
-        let extent: Real = 400.0;
-        let terrain = TriMesh::terrain(size.terrain_cells, extent, 14.0, 7);
+        let terrain = town_terrain(size);
         // A tree over the terrain alone places every building and dome on the ground.
         let ground = MeshTree::<Aabb>::build(terrain.clone(), &BuildOptions::sah());
         let ground_at = |x: Real, y: Real| {
@@ -187,11 +214,8 @@ impl Scene {
 
         let mut tallest: Option<(Point, Real)> = None;
         let n = size.block_side;
-        for block in [
-            Point::new(-90.0, -50.0, 0.0),
-            Point::new(60.0, -95.0, 0.0),
-            Point::new(20.0, 75.0, 0.0),
-        ] {
+        for (x, y) in TOWN_BLOCKS {
+            let block = Point::new(x, y, 0.0);
             for i in 0..n {
                 for j in 0..n {
                     let offset = (n as Real - 1.0) / 2.0;
@@ -225,12 +249,7 @@ impl Scene {
         }
 
         let mut domes = Vec::new();
-        for (x, y, radius) in [
-            (-25.0, -5.0, 14.0),
-            (120.0, 30.0, 18.0),
-            (-130.0, 90.0, 11.0),
-            (95.0, 150.0, 15.0),
-        ] {
+        for (x, y, radius) in TOWN_DOMES {
             let center = Point::new(x, y, ground_at(x, y) - radius * 0.3);
             scene.add(
                 &TriMesh::icosphere(center, radius, size.dome_subdivisions),
@@ -409,7 +428,7 @@ fn orbit(center: Point, up: &Vector, distance: Real, elevation: Real, azimuth: R
 }
 
 /// Two unit vectors completing `up` to a right-handed frame.
-fn horizontal_frame(up: &Vector) -> (Vector, Vector) {
+pub fn horizontal_frame(up: &Vector) -> (Vector, Vector) {
     let helper = if up.x.abs() < 0.9 {
         Vector::x()
     } else {
@@ -421,14 +440,15 @@ fn horizontal_frame(up: &Vector) -> (Vector, Vector) {
 
 /// Concatenates meshes without the quadratic cost of repeated merges, remembering where each one starts.
 #[derive(Default)]
-struct MeshBuilder {
+pub struct MeshBuilder {
     vertices: Vec<Point>,
     indices: Vec<[u32; 3]>,
     parts: Vec<(u32, Material)>,
 }
 
 impl MeshBuilder {
-    fn add(&mut self, mesh: &TriMesh, material: Material) {
+    /// Appends `mesh`, its triangles tagged with `material`.
+    pub fn add(&mut self, mesh: &TriMesh, material: Material) {
         let offset = self.vertices.len() as u32;
         self.parts.push((self.indices.len() as u32, material));
         self.vertices.extend_from_slice(mesh.vertices());
@@ -436,17 +456,19 @@ impl MeshBuilder {
             .extend(mesh.indices().iter().map(|t| t.map(|i| i + offset)));
     }
 
-    fn finish(self) -> (TriMesh, Vec<(u32, Material)>) {
+    /// The mesh, and `(first triangle, material)` of each part.
+    pub fn finish(self) -> (TriMesh, Vec<(u32, Material)>) {
         let mesh = TriMesh::new(self.vertices, self.indices).expect("the parts are valid meshes");
         (mesh, self.parts)
     }
 }
 
 /// SplitMix64: a tiny seeded generator, so every run is the same.
-struct SplitMix(u64);
+pub struct SplitMix(pub u64);
 
 impl SplitMix {
-    fn next(&mut self) -> Real {
+    /// Uniform in `[0, 1)`.
+    pub fn next(&mut self) -> Real {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -454,11 +476,13 @@ impl SplitMix {
         ((z ^ (z >> 31)) >> 40) as Real / (1u64 << 24) as Real
     }
 
-    fn range(&mut self, lo: Real, hi: Real) -> Real {
+    /// Uniform in `[lo, hi)`.
+    pub fn range(&mut self, lo: Real, hi: Real) -> Real {
         lo + (hi - lo) * self.next()
     }
 
-    fn point_in(&mut self, bounds: &Aabb) -> Point {
+    /// Uniform in the box.
+    pub fn point_in(&mut self, bounds: &Aabb) -> Point {
         Point::new(
             self.range(bounds.min.x, bounds.max.x),
             self.range(bounds.min.y, bounds.max.y),
