@@ -327,12 +327,10 @@ impl Scene {
     }
 
     /// Bytes the scene keeps beside the meshes it places: the object table
-    /// and the top-level tree.
+    /// and the top-level tree (binary and 8-wide forms).
     #[must_use]
     pub fn bytes(&self) -> usize {
-        let top = self.top.as_ref().map_or(0, |t| {
-            t.bvh.stats().bytes + std::mem::size_of_val(t.members.as_slice()) + 4 * t.members.len()
-        });
+        let top = self.top.as_ref().map_or(0, TopTree::bytes);
         std::mem::size_of_val(self.objects.as_slice())
             + std::mem::size_of_val(self.unindexed.as_slice())
             + top

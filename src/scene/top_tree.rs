@@ -148,6 +148,18 @@ impl TopTree {
             .map(|(wide, _)| wide)
     }
 
+    /// Bytes held: the binary tree, its parents and members, and the
+    /// 8-wide form with its source table.
+    pub(crate) fn bytes(&self) -> usize {
+        let wide = self.wide.as_ref().map_or(0, |(wide, sources)| {
+            wide.bytes() + std::mem::size_of_val(sources.as_slice())
+        });
+        self.bvh.stats().bytes
+            + std::mem::size_of_val(self.parents.as_slice())
+            + std::mem::size_of_val(self.members.as_slice())
+            + wide
+    }
+
     /// Surface-area cost: the summed area of every node below the root,
     /// relative to the root's (the expected number of node visits of a
     /// random ray that hits the root, up to constants).
