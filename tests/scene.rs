@@ -832,3 +832,84 @@ fn scenes_are_shared_between_threads() {
     send_and_sync::<Scene>();
     send_and_sync::<SceneMesh>();
 }
+
+/// Grazing rays (0.06° to 0.6°) on a 100 m square 2 km from the origin:
+/// against the `f64` intersection of the given ray with the square's
+/// plane, the scene's hit `t` is no worse than the same query on a single
+/// mesh built in world space, and at least twice as good as the placed
+/// mesh's all-`f32` change of frame (measured: 0.22 mm, 0.86 mm, 1.4 mm).
+#[test]
+fn grazing_hits_on_far_objects_keep_single_mesh_accuracy() {
+    let square = TriMesh::new(
+        vec![
+            Point::new(-50.0, -50.0, 0.0),
+            Point::new(50.0, -50.0, 0.0),
+            Point::new(50.0, 50.0, 0.0),
+            Point::new(-50.0, 50.0, 0.0),
+        ],
+        vec![[0, 1, 2], [0, 2, 3]],
+    )
+    .expect("valid");
+    let mut rng = SplitMix(2026);
+    let pose = Isometry::from_parts(Translation::new(1000.0, -2000.0, 500.0), rng.rotation());
+    let tree = MeshTree::<Aabb>::new(square.clone());
+    let mut scene = Scene::new();
+    scene.add(tree.clone(), pose).unwrap();
+    scene.update();
+    let world: Vec<Point> = square.vertices().iter().map(|v| pose * v).collect();
+    let flat = MeshTree::<Aabb>::new(TriMesh::new(world, square.indices().to_vec()).unwrap());
+
+    // The square's plane in world space, in f64 from the f32 pose.
+    let f64v = |v: Vector| [f64::from(v.x), f64::from(v.y), f64::from(v.z)];
+    let normal = f64v(pose.rotation * Vector::z());
+    let origin = f64v(pose.translation.vector);
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let (mut ours, mut single, mut composed) = (0.0f64, 0.0f64, 0.0f64);
+    let mut count = 0;
+    for _ in 0..2_000 {
+        let angle = rng.range(1e-3, 1e-2);
+        let heading = rng.range(0.0, std::f32::consts::TAU);
+        let local_dir = Vector::new(
+            angle.cos() * heading.cos(),
+            angle.cos() * heading.sin(),
+            -angle.sin(),
+        );
+        let local_hit = Point::new(rng.range(-40.0, 40.0), rng.range(-40.0, 40.0), 0.0);
+        let ray = boxtree::Ray::new(
+            pose * (local_hit - local_dir * 200.0),
+            pose.rotation * local_dir,
+        );
+        let (o, d) = (f64v(ray.origin.coords), f64v(ray.direction));
+        let t_exact = (dot(normal, origin) - dot(normal, o)) / dot(normal, d);
+        let error = |t: Option<Real>| (f64::from(t.expect("hits")) - t_exact).abs();
+        let span = ray.span(0.0, 1e4);
+        let (Some(a), Some(b), Some(c)) = (
+            scene
+                .closest_hit(span, &Filter::everything())
+                .map(|h| h.hit.t),
+            flat.closest_hit(span).map(|h| h.t),
+            tree.placed(pose).closest_hit(span).map(|h| h.t),
+        ) else {
+            continue; // a ray that grazes past a corner
+        };
+        ours += error(Some(a));
+        single += error(Some(b));
+        composed += error(Some(c));
+        count += 1;
+    }
+    assert!(count > 1_500, "{count}");
+    let mean = |sum: f64| sum / f64::from(count);
+    println!(
+        "mean t error: scene {:.3e}, single world mesh {:.3e}, f32 change of frame {:.3e}",
+        mean(ours),
+        mean(single),
+        mean(composed)
+    );
+    assert!(
+        mean(ours) <= mean(single) && 2.0 * mean(ours) <= mean(composed),
+        "mean t error: scene {:.3e}, single world mesh {:.3e}, f32 change of frame {:.3e}",
+        mean(ours),
+        mean(single),
+        mean(composed)
+    );
+}
