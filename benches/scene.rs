@@ -9,6 +9,8 @@
 //! ratio to parry3d; criterion records the same runs.
 
 mod common;
+#[cfg(feature = "embree")]
+mod embree;
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -230,8 +232,40 @@ fn bench_town(c: &mut Criterion) {
     }
 
     let mut any_out = Vec::new();
+    #[cfg(feature = "embree")]
+    let embree = {
+        let meshes: Vec<&TriMesh> = buildings.iter().map(|b| b.mesh()).collect();
+        let start = std::time::Instant::now();
+        let embree = embree::Instanced::new(&meshes, instances);
+        let blocked = segments.iter().filter(|s| embree.occluded(s)).count();
+        // Answers side by side: hit or miss, and how far apart the `t`s are.
+        let (mut differ, mut worst) = (0, 0.0f32);
+        for s in &segments[..100_000] {
+            match (
+                scene.closest_hit(s, &Filter::everything()),
+                embree.closest(s),
+            ) {
+                (Some(ours), Some((t, _))) => {
+                    worst = worst.max((ours.hit.t - t).abs() * s.length())
+                }
+                (None, None) => {}
+                _ => differ += 1,
+            }
+        }
+        println!(
+            "scene town embree3: of 100,000 closest hits, {differ} hit in one and not the other; largest distance between hit points along the segment {:.2e} m",
+            worst
+        );
+        println!(
+            "scene town embree3: instanced scene (robust) built in {:.1} ms (one build, not a criterion figure, distinct meshes included); {:.1}% blocked",
+            start.elapsed().as_secs_f64() * 1e3,
+            100.0 * blocked as f64 / segments.len() as f64
+        );
+        embree
+    };
     type Run<'a> = Box<dyn FnMut() -> usize + 'a>;
-    let runs: Vec<(&str, Run)> = vec![
+    #[allow(unused_mut)]
+    let mut runs: Vec<(&str, Run)> = vec![
         (
             "parry3d any-hit (Bvh::leaves + intersects_ray)",
             Box::new(|| {
@@ -281,19 +315,50 @@ fn bench_town(c: &mut Criterion) {
             }),
         ),
     ];
+    #[cfg(feature = "embree")]
+    {
+        let embree = &embree;
+        runs.push((
+            "embree3 instanced any-hit (rtcOccluded1, robust)",
+            Box::new(move || {
+                segments
+                    .iter()
+                    .filter(|s| black_box(embree.occluded(black_box(s))))
+                    .count()
+            }),
+        ));
+        runs.push((
+            "embree3 instanced closest-hit (rtcIntersect1, robust)",
+            Box::new(move || {
+                segments
+                    .iter()
+                    .filter(|s| black_box(embree.closest(black_box(s))).is_some())
+                    .count()
+            }),
+        ));
+    }
     let mut group = c.benchmark_group("scene/town");
     group
         .sample_size(SAMPLES)
         .throughput(Throughput::Elements(segments.len() as u64));
+    let mut ours_ns = [0.0; 2];
     let mut parry_ns = [0.0; 2];
     for (label, mut run) in runs {
         let Some(ns) = bench_items(&mut group, SAMPLES, label, segments.len(), &mut run) else {
             continue;
         };
         let slot = usize::from(label.contains("closest"));
+        if label == "boxtree scene any-hit" || label == "boxtree scene closest-hit" {
+            ours_ns[slot] = ns;
+        }
         if label.starts_with("parry3d") {
             parry_ns[slot] = ns;
             println!("scene town {label}: {ns:.0} ns/query");
+        } else if label.starts_with("embree3") {
+            println!(
+                "scene town {label}: {ns:.0} ns/query; boxtree takes {:.2}x Embree's time",
+                ours_ns[slot] / ns
+            );
         } else {
             println!(
                 "scene town {label}: {ns:.0} ns/query, speed-up over parry3d {:.2}x",
