@@ -1,6 +1,7 @@
 //! The user-facing queries on a mesh and its tree: raycasts and line of sight.
 
 pub(crate) mod batch;
+pub(crate) mod frame;
 mod leaf_triangles;
 pub(crate) mod line_of_sight;
 mod mesh_overlap;

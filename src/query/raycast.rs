@@ -18,6 +18,7 @@ use crate::bvh::{
 };
 use crate::intersect::{TriangleHit, WatertightRay, end_thresholds};
 use crate::math::{Point, Real, Vector, is_finite_point};
+use crate::query::frame::LocalFrame;
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::TriangleId;
 use crate::shape::{Ray, RaySpan, Segment};
@@ -539,27 +540,14 @@ avx2_fn! {
 }
 
 impl<V: BoundingVolume> PlacedMesh<'_, V> {
-    /// The span moved into the mesh's frame: a ray's origin and direction,
-    /// a segment's two ends. The ends are exact there only when the pose
-    /// maps them exactly (the identity, translations by representable
-    /// steps); otherwise they are rounded like any point.
+    /// The span moved into the mesh's frame (ends and origin as points,
+    /// a direction as a vector), through the pose's inverse in `f64`
+    /// rounded once per coordinate ([`LocalFrame`]): at grazing incidence
+    /// an all-`f32` change of frame measured 6x the `t` error. The ends
+    /// stay exact when the pose maps them exactly (the identity,
+    /// translations by representable steps).
     fn span_to_local(&self, span: RaySpan) -> RaySpan {
-        match span.end {
-            Some(b) => {
-                let a = self.pose.inverse_transform_point(&span.ray.origin);
-                let b = self.pose.inverse_transform_point(&b);
-                RaySpan {
-                    t_min: span.t_min,
-                    t_max: span.t_max,
-                    ..RaySpan::segment(&Segment::new(a, b))
-                }
-            }
-            None => Ray::new(
-                self.pose.inverse_transform_point(&span.ray.origin),
-                self.pose.inverse_transform_vector(&span.ray.direction),
-            )
-            .span(span.t_min, span.t_max),
-        }
+        LocalFrame::new(&self.pose).span(&span)
     }
 
     /// The hit with its normal turned into the world frame.
