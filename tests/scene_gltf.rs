@@ -170,3 +170,59 @@ fn broken_files_give_errors_naming_the_file() {
     let result = Scene::load_gltf(&nan);
     assert!(result.is_err(), "an infinite translation is refused");
 }
+
+#[test]
+fn a_binary_glb_file_loads_from_its_own_chunk() {
+    let buffer = square_buffer();
+    let json = r#"{
+  "asset": {"version": "2.0"},
+  "scene": 0,
+  "scenes": [{"nodes": [0, 1]}],
+  "nodes": [{"mesh": 0}, {"mesh": 0, "translation": [3, 0, 0]}],
+  "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+  "buffers": [{"byteLength": 60}],
+  "bufferViews": [
+    {"buffer": 0, "byteOffset": 0, "byteLength": 48},
+    {"buffer": 0, "byteOffset": 48, "byteLength": 12}
+  ],
+  "accessors": [
+    {"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0]},
+    {"bufferView": 1, "componentType": 5123, "count": 6, "type": "SCALAR"}
+  ]
+}"#;
+    let pad = |mut bytes: Vec<u8>, with: u8| {
+        while !bytes.len().is_multiple_of(4) {
+            bytes.push(with);
+        }
+        bytes
+    };
+    let json = pad(json.as_bytes().to_vec(), b' ');
+    let bin = pad(buffer, 0);
+    let mut glb = Vec::new();
+    glb.extend(b"glTF");
+    glb.extend(2u32.to_le_bytes());
+    glb.extend(((12 + 8 + json.len() + 8 + bin.len()) as u32).to_le_bytes());
+    glb.extend((json.len() as u32).to_le_bytes());
+    glb.extend(b"JSON");
+    glb.extend(&json);
+    glb.extend((bin.len() as u32).to_le_bytes());
+    glb.extend(b"BIN\0");
+    glb.extend(&bin);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gltf");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let path = dir.join("two.glb");
+    std::fs::write(&path, &glb).expect("written");
+
+    let loaded = Scene::load_gltf(&path).expect("a valid GLB");
+    assert_eq!(loaded.scene.len(), 2);
+    let all = Filter::everything();
+    let down = |x: f32| Segment::new(Point::new(x, 0.5, 1.0), Point::new(x, 0.5, -1.0));
+    assert!(loaded.scene.any_hit(down(0.5), &all).is_some());
+    assert!(loaded.scene.any_hit(down(3.5), &all).is_some());
+    assert!(loaded.scene.any_hit(down(2.0), &all).is_none());
+
+    // The same file cut short inside its binary chunk.
+    let cut = dir.join("cut.glb");
+    std::fs::write(&cut, &glb[..glb.len() - 20]).expect("written");
+    assert!(Scene::load_gltf(&cut).is_err());
+}
