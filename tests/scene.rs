@@ -924,3 +924,42 @@ fn grazing_hits_on_far_objects_keep_single_mesh_accuracy() {
         mean(composed)
     );
 }
+
+#[test]
+fn moves_before_an_update_are_seen_by_every_query() {
+    // After moves and before `update`, the top level's 8-wide form is
+    // stale and queries take the binary one: answers must not change.
+    let trees = trees(&meshes());
+    let mut scene = scene(&trees, 40, 21, |rng| random_pose(rng, 8.0));
+    let mut rng = SplitMix(22);
+    let ids: Vec<ObjectId> = scene.ids().collect();
+    for &id in ids.iter().step_by(4) {
+        scene.set_pose(id, random_pose(&mut rng, 8.0)).unwrap();
+    }
+    let everything = Filter::everything();
+    let mut hits = 0;
+    for segment in segments(&scene, 20_000, 23, 10.0) {
+        let ours = scene.closest_hit(segment, &everything);
+        assert_eq!(
+            ours,
+            closest_by_objects(&scene, &segment, &everything),
+            "{segment:?}"
+        );
+        assert_eq!(
+            scene.any_hit(segment, &everything).is_some(),
+            ours.is_some()
+        );
+        hits += usize::from(ours.is_some());
+    }
+    assert!(hits > 3_000, "only {hits}");
+    // And after the update, through the refitted 8-wide form.
+    scene.update();
+    for segment in segments(&scene, 20_000, 24, 10.0) {
+        let ours = scene.closest_hit(segment, &everything);
+        assert_eq!(
+            ours,
+            closest_by_objects(&scene, &segment, &everything),
+            "{segment:?}"
+        );
+    }
+}

@@ -11,8 +11,8 @@ use smallvec::SmallVec;
 
 use crate::bounding_volume::Aabb;
 use crate::bvh::{
-    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, WideLayout,
-    set_bits, stack_items,
+    ArrayStack, BoundingVolume, TraversalRay, TraversalStack, Visit, WideLayout, set_bits,
+    stack_items,
 };
 use crate::math::{Point, Real, is_finite_point};
 use crate::query::batch::{Threads, fill_batch};
@@ -153,28 +153,38 @@ impl Scene {
         let ray = world_ray(&span)?;
         let slack = prune_slack(&ray, self.coordinate_scale());
         let mut best: Option<SceneHit> = None;
-        for &index in self.unindexed() {
-            let object = self.objects_table()[index as usize].as_ref().expect("live");
-            if object
-                .world_box
-                .ray_entry(&ray, span.t_min, span.t_max)
-                .is_some()
-            {
-                self.offer_closest(index, object, &span, filter, &mut best, slack);
-            }
-        }
         if let Some(wide) = self.top().and_then(TopTree::wide)
             && wide.fits_array_stack()
         {
-            self.closest_descent_wide(wide, &ray, &span, filter, &mut best);
-        } else if let Some(top) = self.top() {
-            if top.bvh.fits_array_stack() {
-                let mut items = stack_items();
-                let mut stack = ArrayStack::new(&mut items);
-                self.closest_descent(&ray, &span, filter, &mut stack, &mut best);
-            } else {
-                self.closest_descent(&ray, &span, filter, &mut Vec::new(), &mut best);
+            for &index in self.unindexed() {
+                let object = self.objects_table()[index as usize].as_ref().expect("live");
+                if object
+                    .world_box
+                    .ray_entry(&ray, span.t_min, span.t_max)
+                    .is_some()
+                {
+                    self.offer_closest(index, object, &span, filter, &mut best, slack);
+                }
             }
+            self.closest_descent_wide(wide, &ray, &span, filter, &mut best);
+        } else {
+            // Between moves and `update` (the wide form is stale): every
+            // object the ray enters, unordered, each asked only when its
+            // box starts before the best hit so far.
+            self.visit_objects(
+                |b| b.ray_entry(&ray, span.t_min, span.t_max).is_some(),
+                |index, object| {
+                    let reach = best.map_or(span.t_max, |b| b.hit.t + slack).min(span.t_max);
+                    if object
+                        .world_box
+                        .ray_entry(&ray, span.t_min, reach)
+                        .is_some()
+                    {
+                        self.offer_closest(index, object, &span, filter, &mut best, slack);
+                    }
+                    Visit::Continue
+                },
+            );
         }
         best
     }
@@ -331,79 +341,6 @@ impl Scene {
                                 .is_some()
                         {
                             self.offer_closest(m, object, span, filter, best, slack);
-                        }
-                    }
-                }
-            }
-            match stack.pop() {
-                Some(next) => current = next,
-                None => return,
-            }
-        }
-    }
-
-    /// The top level nearest box first, dropping boxes entered beyond the
-    /// best hit plus the pruning slack.
-    fn closest_descent(
-        &self,
-        ray: &TraversalRay,
-        span: &RaySpan,
-        filter: &Filter,
-        stack: &mut impl TraversalStack<(NodeId, Real)>,
-        best: &mut Option<SceneHit>,
-    ) {
-        let Some(top) = self.top() else {
-            return;
-        };
-        let bvh = &top.bvh;
-        let slack = prune_slack(ray, self.coordinate_scale());
-        let Some(root) = bvh.root_volume().ray_entry(ray, span.t_min, span.t_max) else {
-            return;
-        };
-        let mut current = (NodeId::ROOT, root);
-        loop {
-            let (id, entry) = current;
-            let reach = best.map_or(span.t_max, |b| b.hit.t + slack).min(span.t_max);
-            if entry <= reach {
-                match bvh.node(id).kind(id) {
-                    NodeKind::Inner { left, right } => {
-                        let l = bvh.node(left).volume.ray_entry(ray, span.t_min, reach);
-                        let r = bvh.node(right).volume.ray_entry(ray, span.t_min, reach);
-                        match (l, r) {
-                            (Some(tl), Some(tr)) => {
-                                let (near, far) = if tl <= tr {
-                                    ((left, tl), (right, tr))
-                                } else {
-                                    ((right, tr), (left, tl))
-                                };
-                                stack.push(far);
-                                current = near;
-                                continue;
-                            }
-                            (Some(tl), None) => {
-                                current = (left, tl);
-                                continue;
-                            }
-                            (None, Some(tr)) => {
-                                current = (right, tr);
-                                continue;
-                            }
-                            (None, None) => {}
-                        }
-                    }
-                    NodeKind::Leaf { first, count } => {
-                        for &m in &top.members[first as usize..(first + count) as usize] {
-                            if m == REMOVED {
-                                continue;
-                            }
-                            let object = self.objects_table()[m as usize].as_ref().expect("live");
-                            let reach =
-                                best.map_or(span.t_max, |b| b.hit.t + slack).min(span.t_max);
-                            if count == 1
-                                || object.world_box.ray_entry(ray, span.t_min, reach).is_some()
-                            {
-                                self.offer_closest(m, object, span, filter, best, slack);
-                            }
                         }
                     }
                 }
