@@ -770,7 +770,17 @@ proptest! {
             let on_ray = ray.point_at(hit.t);
             let on_triangle = t.point_at(hit.u, hit.v);
             let scale = 1.0 + (t.aabb().extents().norm() + (origin - target).norm());
-            prop_assert!((on_ray - on_triangle).norm() <= 1e-4 * scale, "{on_ray:?} vs {on_triangle:?}");
+            // A ray almost in the triangle's plane meets it along a line:
+            // `t` and the barycentrics are ratios over a near-zero
+            // determinant, so the two points agree only to about `ε / sin θ`
+            // of the scale (a seed found sin θ = 1.6e-6, 2 mm apart).
+            let normal = (t.b - t.a).cross(&(t.c - t.a));
+            let sin = (normal.dot(&ray.direction) / (normal.norm() * ray.direction.norm())).abs();
+            let grazing = (1e-3 / sin).max(1.0);
+            prop_assert!(
+                (on_ray - on_triangle).norm() <= 1e-4 * scale * grazing,
+                "{on_ray:?} vs {on_triangle:?}, sin θ = {sin}"
+            );
             prop_assert!((hit.u + hit.v + hit.w - 1.0).abs() <= 1e-5);
             prop_assert!(hit.u >= 0.0 && hit.v >= 0.0 && hit.w >= 0.0);
         }
