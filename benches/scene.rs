@@ -19,7 +19,8 @@ use boxtree::math::nalgebra::Translation3;
 use boxtree::math::{Isometry, Point, Real, Rotation, Vector};
 type Translation = Translation3<Real>;
 use boxtree::{
-    Aabb, Filter, MeshTree, PackedObb, PairSet, Scene, SceneMesh, Segment, Threads, TriMesh,
+    Aabb, Filter, MeshTree, ObjectId, PackedObb, PairSet, Scene, SceneMesh, Segment, Threads,
+    TriMesh,
 };
 use common::{SplitMix, bench_items, pp, prot, pv};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -465,17 +466,7 @@ fn bench_field(c: &mut Criterion) {
         "boxtree move 1000 + update",
         1,
         &mut || {
-            for (k, (pose, step, turn)) in moving.iter_mut().enumerate() {
-                let mut at = pose.translation.vector + *step;
-                for axis in 0..3 {
-                    if at[axis].abs() > 30.0 {
-                        step[axis] = -step[axis];
-                        at[axis] += 2.0 * step[axis];
-                    }
-                }
-                *pose = Isometry::from_parts(Translation::from(at), *turn * pose.rotation);
-                scene.set_pose(ids[k], *pose).expect("live");
-            }
+            move_objects(&mut scene, &ids, &mut moving);
             let rebuilt = scene.update().rebuilt;
             rebuilds += usize::from(rebuilt);
             usize::from(rebuilt)
@@ -506,17 +497,7 @@ fn bench_field(c: &mut Criterion) {
     scene.update_pairs(&mut kept, &everything, |_, _| false, Threads::Current);
     let label = "boxtree move 1000 + update + incremental pairs, one thread";
     if let Some(ns) = bench_items(&mut group, SAMPLES, label, 1, &mut || {
-        for (k, (pose, step, turn)) in moving.iter_mut().enumerate() {
-            let mut at = pose.translation.vector + *step;
-            for axis in 0..3 {
-                if at[axis].abs() > 30.0 {
-                    step[axis] = -step[axis];
-                    at[axis] += 2.0 * step[axis];
-                }
-            }
-            *pose = Isometry::from_parts(Translation::from(at), *turn * pose.rotation);
-            scene.set_pose(ids[k], *pose).expect("live");
-        }
+        move_objects(&mut scene, &ids, &mut moving);
         scene.update();
         scene.update_pairs(&mut kept, &everything, |_, _| false, Threads::Current);
         kept.pairs().len()
@@ -528,6 +509,22 @@ fn bench_field(c: &mut Criterion) {
         );
     }
     group.finish();
+}
+
+/// One frame of motion: each moving object takes its step and turn,
+/// bouncing off the field's walls at ±30 m.
+fn move_objects(scene: &mut Scene, ids: &[ObjectId], moving: &mut [(Isometry, Vector, Rotation)]) {
+    for (k, (pose, step, turn)) in moving.iter_mut().enumerate() {
+        let mut at = pose.translation.vector + *step;
+        for axis in 0..3 {
+            if at[axis].abs() > 30.0 {
+                step[axis] = -step[axis];
+                at[axis] += 2.0 * step[axis];
+            }
+        }
+        *pose = Isometry::from_parts(Translation::from(at), *turn * pose.rotation);
+        scene.set_pose(ids[k], *pose).expect("live");
+    }
 }
 
 criterion_group!(benches, bench_town, bench_field);

@@ -433,6 +433,36 @@ impl Scene {
         }
     }
 
+    /// Calls `visit` for every object the filter accepts whose world box
+    /// meets `bounds` (nothing for an empty or non-finite box): the broad
+    /// phase of region and overlap queries.
+    pub(crate) fn visit_overlapping(
+        &self,
+        bounds: &Aabb,
+        filter: &Filter,
+        mut visit: impl FnMut(ObjectId, &Object),
+    ) {
+        let finite = bounds
+            .min
+            .coords
+            .iter()
+            .chain(bounds.max.coords.iter())
+            .all(|c| c.is_finite());
+        if bounds.is_empty() || !finite {
+            return;
+        }
+        self.visit_objects(
+            |b| b.overlaps(bounds),
+            |index, object| {
+                let id = ObjectId(index);
+                if filter.accepts(id, object.layers) {
+                    visit(id, object);
+                }
+                Visit::Continue
+            },
+        );
+    }
+
     pub(crate) fn objects_table(&self) -> &[Option<Object>] {
         &self.objects
     }

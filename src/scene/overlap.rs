@@ -37,7 +37,7 @@ impl Scene {
         filter: &Filter,
     ) -> Vec<ObjectId> {
         let mut found = Vec::new();
-        self.visit_touching(mesh, filter, |id, object| {
+        self.visit_overlapping(&placed_box(mesh.tree, &mesh.pose), filter, |id, object| {
             let pose = object.pose;
             if with_tree!(&object.mesh, tree => mesh.overlaps(&tree.placed(pose))) {
                 found.push(id);
@@ -59,7 +59,7 @@ impl Scene {
         limit: Option<usize>,
     ) -> Vec<(ObjectId, TrianglePair)> {
         let mut found = Vec::new();
-        self.visit_touching(mesh, filter, |id, object| {
+        self.visit_overlapping(&placed_box(mesh.tree, &mesh.pose), filter, |id, object| {
             let pose = object.pose;
             let pairs =
                 with_tree!(&object.mesh, tree => mesh.touching_pairs(&tree.placed(pose), limit, None));
@@ -67,29 +67,6 @@ impl Scene {
         });
         found.sort_unstable();
         found
-    }
-
-    /// Calls `visit` for every accepted object whose world box meets the mesh's.
-    fn visit_touching<V: BoundingVolume>(
-        &self,
-        mesh: &PlacedMesh<'_, V>,
-        filter: &Filter,
-        mut visit: impl FnMut(ObjectId, &Object),
-    ) {
-        let bounds = placed_box(mesh.tree, &mesh.pose);
-        if bounds.is_empty() || !bounds.min.coords.iter().all(|c| c.is_finite()) {
-            return;
-        }
-        self.visit_objects(
-            |b| b.overlaps(&bounds),
-            |index, object| {
-                let id = ObjectId(index);
-                if filter.accepts(id, object.layers) {
-                    visit(id, object);
-                }
-                Visit::Continue
-            },
-        );
     }
 
     /// Every pair of objects (both accepted by the filter) whose meshes

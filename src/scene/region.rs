@@ -6,7 +6,6 @@
 //! the object's frame ([`crate::PlacedMesh::triangles_overlapping`]).
 
 use crate::bounding_volume::Aabb;
-use crate::bvh::Visit;
 use crate::query::Region;
 use crate::scene::{Filter, ObjectId, Scene, SceneTriangle, with_tree};
 use crate::shape::TriangleId;
@@ -35,7 +34,7 @@ impl Scene {
     pub fn objects_overlapping(&self, region: impl Into<Region>, filter: &Filter) -> Vec<ObjectId> {
         let region = region.into();
         let mut found = Vec::new();
-        self.visit_region(&region, filter, |id, object| {
+        self.visit_overlapping(&region_box(&region), filter, |id, object| {
             let pose = object.pose;
             if with_tree!(&object.mesh, tree => tree.placed(pose).overlaps_region(region)) {
                 found.push(id);
@@ -55,7 +54,7 @@ impl Scene {
     ) -> Vec<SceneTriangle> {
         let region = region.into();
         let mut found = Vec::new();
-        self.visit_region(&region, filter, |id, object| {
+        self.visit_overlapping(&region_box(&region), filter, |id, object| {
             let pose = object.pose;
             let triangles: Vec<TriangleId> =
                 with_tree!(&object.mesh, tree => tree.placed(pose).triangles_overlapping(region));
@@ -66,28 +65,5 @@ impl Scene {
         });
         found.sort_unstable();
         found
-    }
-
-    /// Calls `visit` for every accepted object whose world box meets the region's.
-    fn visit_region(
-        &self,
-        region: &Region,
-        filter: &Filter,
-        mut visit: impl FnMut(ObjectId, &crate::scene::object::Object),
-    ) {
-        let bounds = region_box(region);
-        if bounds.is_empty() {
-            return;
-        }
-        self.visit_objects(
-            |b| b.overlaps(&bounds),
-            |index, object| {
-                let id = ObjectId(index);
-                if filter.accepts(id, object.layers) {
-                    visit(id, object);
-                }
-                Visit::Continue
-            },
-        );
     }
 }
