@@ -927,8 +927,9 @@ fn grazing_hits_on_far_objects_keep_single_mesh_accuracy() {
 
 #[test]
 fn moves_before_an_update_are_seen_by_every_query() {
-    // After moves and before `update`, the top level's 8-wide form is
-    // stale and queries take the binary one: answers must not change.
+    // After moves and before `update`, queries see the path refits of the
+    // top level (and `update` finds nothing to rebuild yet): answers must
+    // equal the brute force over every object.
     let trees = trees(&meshes());
     let mut scene = scene(&trees, 40, 21, |rng| random_pose(rng, 8.0));
     let mut rng = SplitMix(22);
@@ -952,7 +953,7 @@ fn moves_before_an_update_are_seen_by_every_query() {
         hits += usize::from(ours.is_some());
     }
     assert!(hits > 3_000, "only {hits}");
-    // And after the update, through the refitted 8-wide form.
+    // And after the update.
     scene.update();
     for segment in segments(&scene, 20_000, 24, 10.0) {
         let ours = scene.closest_hit(segment, &everything);

@@ -43,11 +43,3 @@ impl<V: BoundingVolume> Bvh<V> {
         }
     }
 }
-
-impl<V: BoundingVolume> Bvh<V> {
-    /// Replaces the volume of node `id`: for owners that refit a path of
-    /// the tree themselves (the scene's top level, after one object moved).
-    pub(crate) fn set_volume(&mut self, id: NodeId, volume: V) {
-        self.nodes[id.index()].volume = volume;
-    }
-}

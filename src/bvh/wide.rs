@@ -98,6 +98,52 @@ impl<const W: usize> WideNode<W> {
         self.count[lane] = count;
     }
 
+    /// The box of child `lane` ([`Aabb::EMPTY`]'s bounds for unused lanes).
+    #[must_use]
+    #[inline(always)]
+    pub fn child_box(&self, lane: usize) -> Aabb {
+        Aabb {
+            min: [0, 1, 2].map(|axis| self.bounds[0][axis][lane]).into(),
+            max: [0, 1, 2].map(|axis| self.bounds[1][axis][lane]).into(),
+        }
+    }
+
+    /// Replaces the box of child `lane`: refits of trees kept only in this
+    /// form (a scene's top level).
+    #[inline(always)]
+    pub(crate) fn set_child_box(&mut self, lane: usize, aabb: &Aabb) {
+        for axis in 0..3 {
+            self.bounds[0][axis][lane] = aabb.min[axis];
+            self.bounds[1][axis][lane] = aabb.max[axis];
+        }
+    }
+
+    /// Bit `lane` is set when child `lane`'s box meets `b` (boundaries
+    /// included, as [`Aabb::overlaps`]; unused lanes never): the eight box
+    /// tests of a broad-phase step as one vectorised loop.
+    #[must_use]
+    #[inline(always)]
+    pub fn overlapping_lanes(&self, b: &Aabb) -> u32 {
+        let mut meets = [true; W];
+        for axis in 0..3 {
+            let (lo, hi) = (&self.bounds[0][axis], &self.bounds[1][axis]);
+            for lane in 0..W {
+                meets[lane] &= (lo[lane] <= b.max[axis]) & (b.min[axis] <= hi[lane]);
+            }
+        }
+        let mut lanes = 0;
+        for (lane, &m) in meets.iter().enumerate() {
+            lanes |= u32::from(m) << lane;
+        }
+        lanes
+    }
+
+    /// The union of the child boxes: this node's own box.
+    #[must_use]
+    pub fn bounds(&self) -> Aabb {
+        (0..W).fold(Aabb::EMPTY, |b, lane| b.union(&self.child_box(lane)))
+    }
+
     /// What child `lane` holds.
     #[must_use]
     #[inline(always)]
@@ -304,20 +350,11 @@ impl<const W: usize> WideBvh<W> {
     /// wide nodes.
     #[must_use]
     pub fn from_binary(bvh: &Bvh<Aabb>) -> WideBvh<W> {
-        Self::from_binary_with_sources(bvh).0
-    }
-
-    /// [`WideBvh::from_binary`], with the binary node each child slot was
-    /// taken from (`u32::MAX` for unused slots), per wide node: what
-    /// [`WideBvh::refit`] reads.
-    pub(crate) fn from_binary_with_sources(bvh: &Bvh<Aabb>) -> (WideBvh<W>, Vec<[u32; W]>) {
         let mut nodes = vec![WideNode::UNUSED];
-        let mut sources = vec![[u32::MAX; W]];
         let root = bvh.node(NodeId::ROOT);
         if let NodeKind::Leaf { first, count } = root.kind(NodeId::ROOT) {
             nodes[0].set(0, &root.volume, LEAF | first, count);
-            sources[0][0] = 0;
-            return (WideBvh { nodes, depth: 0 }, sources);
+            return WideBvh { nodes, depth: 0 };
         }
         let mut depth = 0;
         let collapse = Collapse::new(bvh, W);
@@ -328,7 +365,6 @@ impl<const W: usize> WideBvh<W> {
             collapse.children(bvh, binary, &mut children);
             for (lane, &c) in children.iter().enumerate() {
                 let node = bvh.node(c);
-                sources[wide][lane] = c.0;
                 match node.kind(c) {
                     NodeKind::Leaf { first, count } => {
                         nodes[wide].set(lane, &node.volume, LEAF | first, count)
@@ -336,7 +372,6 @@ impl<const W: usize> WideBvh<W> {
                     NodeKind::Inner { .. } => {
                         let index = nodes.len();
                         nodes.push(WideNode::UNUSED);
-                        sources.push([u32::MAX; W]);
                         nodes[wide].set(lane, &node.volume, index as u32, 0);
                         stack.push((c, index, level + 1));
                     }
@@ -346,24 +381,7 @@ impl<const W: usize> WideBvh<W> {
         link_leaf_blocks(&mut nodes);
         // Queries read the nodes at random: see `copy_to_huge_pages`.
         let nodes = copy_to_huge_pages(&nodes);
-        (WideBvh { nodes, depth }, sources)
-    }
-
-    /// Copies every child box anew from the binary tree it was collapsed
-    /// from (same topology, moved boxes), `sources` as
-    /// [`WideBvh::from_binary_with_sources`] gave them: a refit in one pass.
-    pub(crate) fn refit(&mut self, bvh: &Bvh<Aabb>, sources: &[[u32; W]]) {
-        for (node, source) in self.nodes.iter_mut().zip(sources) {
-            for (lane, &binary) in source.iter().enumerate() {
-                if binary != u32::MAX {
-                    let aabb = &bvh.node(NodeId(binary)).volume;
-                    for axis in 0..3 {
-                        node.bounds[0][axis][lane] = aabb.min[axis];
-                        node.bounds[1][axis][lane] = aabb.max[axis];
-                    }
-                }
-            }
-        }
+        WideBvh { nodes, depth }
     }
 
     /// The nodes; the root is first.
@@ -371,6 +389,12 @@ impl<const W: usize> WideBvh<W> {
     #[inline]
     pub fn nodes(&self) -> &[WideNode<W>] {
         &self.nodes
+    }
+
+    /// The nodes, for refits that change child boxes but not the topology.
+    #[inline]
+    pub(crate) fn nodes_mut(&mut self) -> &mut [WideNode<W>] {
+        &mut self.nodes
     }
 
     /// Longest root-to-leaf path, in wide nodes.
@@ -562,46 +586,67 @@ mod tests {
         f64::from(aabb.surface_area())
     }
 
-    fn lane_box<const W: usize>(node: &WideNode<W>, lane: usize) -> Aabb {
-        let [min, max] = node
-            .bounds
-            .map(|side| crate::math::Point::new(side[0][lane], side[1][lane], side[2][lane]));
-        Aabb::new(min, max)
-    }
-
     #[test]
-    fn a_refit_copies_every_moved_box_from_its_source() {
-        let mut mesh = TriMesh::terrain(20, 10.0, 2.0, 3);
-        let mut bvh = Bvh::<Aabb>::build(&mesh, &BuildOptions::sah());
-        let (mut wide, sources) = WideLayout::from_binary_with_sources(&bvh);
-        let moved = mesh
-            .vertices()
-            .iter()
-            .map(|p| crate::math::Point::new(p.x * 1.5, p.y - 2.0, p.z * p.z))
-            .collect();
-        mesh.set_vertices(moved).expect("same count");
-        bvh.refit(&mesh);
-        wide.refit(&bvh, &sources);
-        let mut lanes = 0;
-        for (node, source) in wide.nodes().iter().zip(&sources) {
-            for (lane, &binary) in source.iter().enumerate() {
-                match binary {
-                    u32::MAX => assert_eq!(node.child(lane), WideChild::Empty),
-                    binary => {
-                        assert_eq!(lane_box(node, lane), bvh.node(NodeId(binary)).volume);
-                        lanes += 1;
-                    }
+    fn an_inner_child_box_is_the_union_of_its_node_s_boxes() {
+        let mesh = TriMesh::terrain(20, 10.0, 2.0, 3);
+        let bvh = Bvh::<Aabb>::build(&mesh, &BuildOptions::sah());
+        let mut wide = WideLayout::from_binary(&bvh);
+        assert_eq!(wide.nodes()[0].bounds(), *bvh.root_volume());
+        let mut inner = 0;
+        for node in wide.nodes() {
+            for lane in 0..8 {
+                if let WideChild::Node(child) = node.child(lane) {
+                    assert_eq!(node.child_box(lane), wide.nodes()[child as usize].bounds());
+                    inner += 1;
                 }
             }
         }
-        // Every wide node but the root fills one lane, every leaf one more.
-        let leaves = wide
-            .nodes()
-            .iter()
-            .flat_map(|n| (0..8).map(|lane| n.child(lane)))
-            .filter(|c| matches!(c, WideChild::Leaf { .. }))
-            .count();
-        assert_eq!(lanes, wide.nodes().len() - 1 + leaves);
+        assert_eq!(inner, wide.nodes().len() - 1);
+        // A set box reads back, and moves the node's union.
+        let corner = |x, y, z| crate::math::Point::new(x, y, z);
+        let far = Aabb::new(corner(50.0, 50.0, 50.0), corner(51.0, 52.0, 53.0));
+        wide.nodes_mut()[0].set_child_box(0, &far);
+        assert_eq!(wide.nodes()[0].child_box(0), far);
+        assert_eq!(wide.nodes()[0].bounds().max, far.max);
+    }
+
+    #[test]
+    fn overlapping_lanes_agree_with_the_box_test_touching_boxes_included() {
+        let mesh = TriMesh::terrain(12, 10.0, 2.0, 5);
+        let bvh = Bvh::<Aabb>::build(&mesh, &BuildOptions::sah());
+        let wide = WideLayout::from_binary(&bvh);
+        let corner = |x, y, z| crate::math::Point::new(x, y, z);
+        let mut probes = vec![
+            Aabb::EMPTY,
+            Aabb::new(corner(-1e9, -1e9, -1e9), corner(1e9, 1e9, 1e9)),
+        ];
+        for node in wide.nodes() {
+            for lane in 0..8 {
+                let b = node.child_box(lane);
+                if b.is_empty() {
+                    continue;
+                }
+                // A box touching this one's max corner face on each axis, and
+                // one a hair beyond it.
+                for axis in 0..3 {
+                    let mut touching = Aabb::new(b.max, b.max + crate::math::Vector::repeat(1.0));
+                    touching.min[axis] = b.max[axis];
+                    probes.push(touching);
+                    let mut beyond = touching;
+                    beyond.min[axis] = b.max[axis].next_up();
+                    probes.push(beyond);
+                }
+            }
+        }
+        for probe in &probes {
+            for node in wide.nodes() {
+                let expected = (0..8).fold(0, |m, lane| {
+                    let used = node.child(lane) != WideChild::Empty;
+                    m | u32::from(used && node.child_box(lane).overlaps(probe)) << lane
+                });
+                assert_eq!(node.overlapping_lanes(probe), expected, "{probe:?}");
+            }
+        }
     }
 
     /// The expected cost of a layout as `Collapse` models it (root excluded).
@@ -610,9 +655,9 @@ mod tests {
         for node in wide.nodes() {
             for lane in 0..W {
                 match node.child(lane) {
-                    WideChild::Node(_) => cost += area(&lane_box(node, lane)),
+                    WideChild::Node(_) => cost += area(&node.child_box(lane)),
                     WideChild::Leaf { count, .. } => {
-                        cost += area(&lane_box(node, lane)) * TRIANGLE_COST * f64::from(count)
+                        cost += area(&node.child_box(lane)) * TRIANGLE_COST * f64::from(count)
                     }
                     WideChild::Empty => {}
                 }

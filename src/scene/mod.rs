@@ -39,7 +39,7 @@ pub use overlap::{ObjectPair, PairSet};
 pub use raycast::{SceneHit, SceneTriangle};
 
 use crate::bounding_volume::Aabb;
-use crate::bvh::{ArrayStack, NodeId, Visit, stack_items};
+use crate::bvh::{ArrayStack, TraversalStack, Visit, WideChild, WideNode, set_bits, stack_items};
 use crate::math::{Isometry, Point, Real};
 use crate::mesh::MeshError;
 use object::{Object, Slot, is_finite_pose};
@@ -161,12 +161,12 @@ impl Scene {
         self.live -= 1;
         match object.slot {
             Slot::Unindexed => self.unindexed.retain(|&m| m != id.0),
-            Slot::Indexed { node, position } => {
+            Slot::Indexed { leaf, position } => {
                 let top = self.top.as_mut().expect("indexed objects have a tree");
                 top.members[position as usize] = REMOVED;
                 self.removed_since_build += 1;
                 let objects = &self.objects;
-                top.refit_from(node, |m| world_box_of(objects, m));
+                top.refit_from(leaf, |m| world_box_of(objects, m));
             }
         }
         Ok(object.mesh)
@@ -236,8 +236,6 @@ impl Scene {
         };
         if stale {
             self.rebuild();
-        } else if let Some(top) = &mut self.top {
-            top.refresh_wide();
         }
         UpdateReport { rebuilt: stale }
     }
@@ -261,9 +259,9 @@ impl Scene {
             return;
         }
         let (top, placements) = TopTree::build(&boxes);
-        for (object, node, position) in placements {
+        for (object, leaf, position) in placements {
             if let Some(o) = self.objects[object as usize].as_mut() {
-                o.slot = Slot::Indexed { node, position };
+                o.slot = Slot::Indexed { leaf, position };
             }
         }
         self.top = Some(top);
@@ -327,7 +325,7 @@ impl Scene {
     }
 
     /// Bytes the scene keeps beside the meshes it places: the object table
-    /// and the top-level tree (binary and 8-wide forms).
+    /// and the top-level tree (its 8-wide nodes, parents and leaf members).
     #[must_use]
     pub fn bytes(&self) -> usize {
         let top = self.top.as_ref().map_or(0, TopTree::bytes);
@@ -369,9 +367,9 @@ impl Scene {
         let world_box = object.world_box;
         let slot = object.slot;
         self.note_scale(&world_box);
-        if let (Slot::Indexed { node, .. }, Some(top)) = (slot, self.top.as_mut()) {
+        if let (Slot::Indexed { leaf, .. }, Some(top)) = (slot, self.top.as_mut()) {
             let objects = &self.objects;
-            top.refit_from(node, |m| world_box_of(objects, m));
+            top.refit_from(leaf, |m| world_box_of(objects, m));
         }
     }
 
@@ -391,45 +389,68 @@ impl Scene {
     }
 
     /// Calls `visit(index, object)` for every object whose world box
-    /// `enter` accepts (tree nodes are pruned by `enter` too), until it
+    /// `test` accepts (tree nodes are pruned by `test` too), until it
     /// returns [`Visit::Stop`]. Returns `true` when stopped.
     #[inline(always)]
     pub(crate) fn visit_objects(
         &self,
-        enter: impl Fn(&Aabb) -> bool,
+        test: impl BoxTest,
         mut visit: impl FnMut(u32, &Object) -> Visit,
     ) -> bool {
         for &index in &self.unindexed {
             let object = self.objects[index as usize]
                 .as_ref()
                 .expect("unindexed objects are live");
-            if enter(&object.world_box) && visit(index, object) == Visit::Stop {
+            if test.accepts(&object.world_box) && visit(index, object) == Visit::Stop {
                 return true;
             }
         }
         let Some(top) = &self.top else {
             return false;
         };
-        let mut leaf = |first: u32, count: u32| {
-            for &m in &top.members[first as usize..(first + count) as usize] {
-                if m == REMOVED {
-                    continue;
-                }
-                let object = self.objects[m as usize].as_ref().expect("members are live");
-                if (count == 1 || enter(&object.world_box)) && visit(m, object) == Visit::Stop {
-                    return Visit::Stop;
+        if top.wide.fits_array_stack() {
+            self.visit_indexed(top, &mut ArrayStack::new(&mut stack_items()), test, visit)
+        } else {
+            self.visit_indexed(top, &mut Vec::new(), test, visit)
+        }
+    }
+
+    /// [`Scene::visit_objects`] over the top-level tree.
+    #[inline(always)]
+    fn visit_indexed(
+        &self,
+        top: &TopTree,
+        stack: &mut impl TraversalStack<u32>,
+        test: impl BoxTest,
+        mut visit: impl FnMut(u32, &Object) -> Visit,
+    ) -> bool {
+        let nodes = top.wide.nodes();
+        let mut index = 0u32;
+        loop {
+            let node = &nodes[index as usize];
+            let accepted = test.lanes(node);
+            let leaves = accepted & node.leaf_lanes();
+            for lane in set_bits(u64::from(accepted & !leaves)) {
+                stack.push(node.inner_child(lane));
+            }
+            for lane in set_bits(u64::from(leaves)) {
+                let (first, count) = node.leaf_range(lane);
+                for &m in &top.members[first as usize..(first + count) as usize] {
+                    if m == REMOVED {
+                        continue;
+                    }
+                    let object = self.objects[m as usize].as_ref().expect("members are live");
+                    if (count == 1 || test.accepts(&object.world_box))
+                        && visit(m, object) == Visit::Stop
+                    {
+                        return true;
+                    }
                 }
             }
-            Visit::Continue
-        };
-        if top.bvh.fits_array_stack() {
-            top.bvh.descend(
-                &mut ArrayStack::<NodeId>::new(&mut stack_items()),
-                &enter,
-                &mut leaf,
-            )
-        } else {
-            top.bvh.descend(&mut Vec::new(), &enter, &mut leaf)
+            match stack.pop() {
+                Some(next) => index = next,
+                None => return false,
+            }
         }
     }
 
@@ -451,16 +472,13 @@ impl Scene {
         if bounds.is_empty() || !finite {
             return;
         }
-        self.visit_objects(
-            |b| b.overlaps(bounds),
-            |index, object| {
-                let id = ObjectId(index);
-                if filter.accepts(id, object.layers) {
-                    visit(id, object);
-                }
-                Visit::Continue
-            },
-        );
+        self.visit_objects(Overlapping(bounds), |index, object| {
+            let id = ObjectId(index);
+            if filter.accepts(id, object.layers) {
+                visit(id, object);
+            }
+            Visit::Continue
+        });
     }
 
     pub(crate) fn objects_table(&self) -> &[Option<Object>] {
@@ -477,6 +495,48 @@ impl Scene {
 
     pub(crate) fn coordinate_scale(&self) -> Real {
         self.coordinate_scale
+    }
+}
+
+/// Which world boxes a broad-phase walk of the top level keeps: a test of
+/// one box, and the same test of a wide node's eight child boxes at once.
+pub(crate) trait BoxTest {
+    fn accepts(&self, b: &Aabb) -> bool;
+
+    /// Bit `lane` set when child `lane`'s box passes (unused lanes never).
+    #[inline(always)]
+    fn lanes(&self, node: &WideNode<8>) -> u32 {
+        let mut lanes = 0;
+        for lane in 0..8 {
+            if !matches!(node.child(lane), WideChild::Empty) && self.accepts(&node.child_box(lane))
+            {
+                lanes |= 1 << lane;
+            }
+        }
+        lanes
+    }
+}
+
+impl<F: Fn(&Aabb) -> bool> BoxTest for F {
+    #[inline(always)]
+    fn accepts(&self, b: &Aabb) -> bool {
+        self(b)
+    }
+}
+
+/// Boxes that meet this box (boundaries included), eight lanes per step.
+#[derive(Clone, Copy)]
+pub(crate) struct Overlapping<'a>(pub(crate) &'a Aabb);
+
+impl BoxTest for Overlapping<'_> {
+    #[inline(always)]
+    fn accepts(&self, b: &Aabb) -> bool {
+        b.overlaps(self.0)
+    }
+
+    #[inline(always)]
+    fn lanes(&self, node: &WideNode<8>) -> u32 {
+        node.overlapping_lanes(self.0)
     }
 }
 

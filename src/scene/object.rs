@@ -8,6 +8,7 @@ use crate::math::{Isometry, Point, Real, Vector, is_finite_point};
 use crate::mesh::TriMesh;
 use crate::query::MeshTree;
 use crate::query::frame::LocalFrame;
+use crate::scene::top_tree::ChildSlot;
 
 /// A stable name for an object of a [`crate::Scene`]: given by
 /// [`crate::Scene::add`], never reused by that scene, so an id kept after
@@ -108,8 +109,8 @@ impl SceneMesh {
 /// Where an object stands in the top-level tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Slot {
-    /// At this leaf position of the tree, under this leaf node.
-    Indexed { node: u32, position: u32 },
+    /// At this leaf position of the tree, in this leaf slot of a wide node.
+    Indexed { leaf: ChildSlot, position: u32 },
     /// Added since the last build: tested by every query one by one.
     Unindexed,
 }

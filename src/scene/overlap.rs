@@ -10,7 +10,7 @@ use crate::bvh::{BoundingVolume, Visit};
 use crate::query::batch::Threads;
 use crate::query::{PlacedMesh, TrianglePair};
 use crate::scene::object::{Object, placed_box};
-use crate::scene::{Filter, ObjectId, Scene, with_tree};
+use crate::scene::{Filter, ObjectId, Overlapping, Scene, with_tree};
 
 /// Two objects whose meshes touch, `a < b`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -151,25 +151,22 @@ impl Scene {
                 return Vec::new();
             }
             let mut found = Vec::new();
-            self.visit_objects(
-                |b| b.overlaps(&a.world_box),
-                |other, b| {
-                    let b_id = ObjectId(other);
-                    let pair = ObjectPair {
-                        a: a_id.min(b_id),
-                        b: a_id.max(b_id),
-                    };
-                    let candidate = b_id != a_id
-                        && wanted(a_id, b_id)
-                        && filter.accepts(b_id, b.layers)
-                        && (a.group.is_none() || a.group != b.group)
-                        && !skip(pair.a, pair.b);
-                    if candidate && objects_touch(a, b) {
-                        found.push(pair);
-                    }
-                    Visit::Continue
-                },
-            );
+            self.visit_objects(Overlapping(&a.world_box), |other, b| {
+                let b_id = ObjectId(other);
+                let pair = ObjectPair {
+                    a: a_id.min(b_id),
+                    b: a_id.max(b_id),
+                };
+                let candidate = b_id != a_id
+                    && wanted(a_id, b_id)
+                    && filter.accepts(b_id, b.layers)
+                    && (a.group.is_none() || a.group != b.group)
+                    && !skip(pair.a, pair.b);
+                if candidate && objects_touch(a, b) {
+                    found.push(pair);
+                }
+                Visit::Continue
+            });
             found
         };
         let mut pairs: Vec<ObjectPair> = match threads {

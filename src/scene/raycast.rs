@@ -11,8 +11,7 @@ use smallvec::SmallVec;
 
 use crate::bounding_volume::Aabb;
 use crate::bvh::{
-    ArrayStack, BoundingVolume, TraversalRay, TraversalStack, Visit, WideLayout, set_bits,
-    stack_items,
+    ArrayStack, BoundingVolume, TraversalRay, TraversalStack, Visit, set_bits, stack_items,
 };
 use crate::math::{Point, Real, is_finite_point};
 use crate::query::batch::{Threads, fill_batch};
@@ -153,8 +152,8 @@ impl Scene {
         let ray = world_ray(&span)?;
         let slack = prune_slack(&ray, self.coordinate_scale());
         let mut best: Option<SceneHit> = None;
-        if let Some(wide) = self.top().and_then(TopTree::wide)
-            && wide.fits_array_stack()
+        if let Some(top) = self.top()
+            && top.wide.fits_array_stack()
         {
             for &index in self.unindexed() {
                 let object = self.objects_table()[index as usize].as_ref().expect("live");
@@ -166,13 +165,13 @@ impl Scene {
                     self.offer_closest(index, object, &span, filter, &mut best, slack);
                 }
             }
-            self.closest_descent_wide(wide, &ray, &span, filter, &mut best);
+            self.closest_descent(top, &ray, &span, filter, &mut best);
         } else {
-            // Between moves and `update` (the wide form is stale): every
+            // A top level too deep for the fixed stack (or none): every
             // object the ray enters, unordered, each asked only when its
             // box starts before the best hit so far.
             self.visit_objects(
-                |b| b.ray_entry(&ray, span.t_min, span.t_max).is_some(),
+                |b: &Aabb| b.ray_entry(&ray, span.t_min, span.t_max).is_some(),
                 |index, object| {
                     let reach = best.map_or(span.t_max, |b| b.hit.t + slack).min(span.t_max);
                     if object
@@ -231,19 +230,16 @@ impl Scene {
         mut visit: impl FnMut(u32, &Object) -> Visit,
     ) -> bool {
         let enter = |b: &Aabb| b.ray_entry(ray, span.t_min, span.t_max).is_some();
-        let (Some(top), Some(wide)) = (self.top(), self.top().and_then(TopTree::wide)) else {
+        let Some(top) = self.top().filter(|top| top.wide.fits_array_stack()) else {
             return self.visit_objects(enter, visit);
         };
-        if !wide.fits_array_stack() {
-            return self.visit_objects(enter, visit);
-        }
         for &index in self.unindexed() {
             let object = self.objects_table()[index as usize].as_ref().expect("live");
             if enter(&object.world_box) && visit(index, object) == Visit::Stop {
                 return true;
             }
         }
-        let nodes = wide.nodes();
+        let nodes = top.wide.nodes();
         let mut items = stack_items();
         let mut stack = ArrayStack::<u32>::new(&mut items);
         let mut index = 0u32;
@@ -279,25 +275,22 @@ impl Scene {
         }
     }
 
-    /// [`Scene::closest_descent`] on the 8-wide top level: a node's
-    /// entered children, leaves and inner nodes alike, are taken nearest
-    /// first (an object's query costs far more than a node's slab test, so
-    /// a far leaf must not be asked before a nearer subtree).
-    fn closest_descent_wide(
+    /// The closest-hit descent of the top level: a node's entered
+    /// children, leaves and inner nodes alike, are taken nearest first (an
+    /// object's query costs far more than a node's slab test, so a far leaf
+    /// must not be asked before a nearer subtree).
+    fn closest_descent(
         &self,
-        wide: &WideLayout,
+        top: &TopTree,
         ray: &TraversalRay,
         span: &RaySpan,
         filter: &Filter,
         best: &mut Option<SceneHit>,
     ) {
-        let Some(top) = self.top() else {
-            return;
-        };
         let slack = prune_slack(ray, self.coordinate_scale());
         let reach_of =
             |best: &Option<SceneHit>| best.map_or(span.t_max, |b| b.hit.t + slack).min(span.t_max);
-        let nodes = wide.nodes();
+        let nodes = top.wide.nodes();
         let mut items = stack_items();
         // (wide node, 0, entry) or (first leaf position, count ≥ 1, entry).
         let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);

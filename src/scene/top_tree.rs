@@ -1,17 +1,21 @@
-//! The top level of a scene: an AABB tree over the objects' world boxes.
+//! The top level of a scene: an 8-wide AABB tree over the objects' world boxes.
 //!
 //! Built by the mesh trees' own binned-SAH builder: each box is handed to it
 //! as the degenerate triangle `(min, max, centre)`, whose bounds are the box
 //! and whose centroid is its centre, so the builder sees exactly the boxes
-//! and centres a builder over boxes would. After a move only the path from
-//! the object's leaf to the root is refitted (O(depth), van den Bergen 1997);
-//! the scene rebuilds the whole level when objects were added or when the
-//! tree's surface-area cost has grown past [`REBUILD_COST_GROWTH`] times
-//! its cost at the last build (refits keep the topology, which degrades
-//! as objects wander; Wald et al. 2007 use the same trigger).
+//! and centres a builder over boxes would. The binary tree is then
+//! collapsed into the 8-wide form the raycasts descend and dropped: the
+//! wide form is the only one kept (half the memory per object of keeping
+//! both, and no stale form between a move and the next update). After a
+//! move only the path from the object's leaf to the root is refitted
+//! (O(depth · 8), van den Bergen 1997); the scene rebuilds the whole level
+//! when objects were added or when the tree's surface-area cost has grown
+//! past [`REBUILD_COST_GROWTH`] times its cost at the last build (refits
+//! keep the topology, which degrades as objects wander; Wald et al. 2007
+//! use the same trigger).
 
 use crate::bounding_volume::Aabb;
-use crate::bvh::{BuildOptions, Bvh, NodeId, NodeKind, WideLayout};
+use crate::bvh::{BuildOptions, Bvh, WideChild, WideLayout};
 use crate::math::{Point, Real};
 use crate::shape::TriangleSoup;
 
@@ -25,26 +29,29 @@ pub(crate) const REMOVED: u32 = u32::MAX;
 /// descent of its own tree, so leaves stay small.
 const MAX_LEAF_OBJECTS: u32 = 2;
 
+/// Lanes per node of the top level.
+const LANES: u32 = 8;
+
+/// A child slot of the top level: wide node `slot / 8`, lane `slot % 8`.
+pub(crate) type ChildSlot = u32;
+
 /// The top-level tree and where each object sits in it.
 #[derive(Clone, Debug)]
 pub(crate) struct TopTree {
-    pub(crate) bvh: Bvh<Aabb>,
-    /// Parent of every node (`u32::MAX` for the root).
-    parents: Vec<u32>,
+    /// The 8-wide tree raycasts and region queries descend (one vector
+    /// slab test per eight children instead of a mispredicted branch per
+    /// child of a binary tree).
+    pub(crate) wide: WideLayout,
+    /// The child slot that points at each wide node (`u32::MAX` for the root).
+    parents: Vec<ChildSlot>,
     /// The object index at each leaf position ([`REMOVED`] once it left).
     pub(crate) members: Vec<u32>,
     /// Surface-area cost right after the build.
     built_cost: Real,
-    /// The 8-wide form raycasts descend (one vector slab test per eight
-    /// children instead of a mispredicted branch per child), when it
-    /// holds the binary tree's current boxes; refits leave it stale until
-    /// [`TopTree::refresh_wide`], and queries take the binary tree meanwhile.
-    wide: Option<(WideLayout, Vec<[u32; 8]>)>,
-    wide_current: bool,
 }
 
-/// Where each built object landed: `(object index, leaf node, leaf position)`.
-pub(crate) type Placement = (u32, u32, u32);
+/// Where each built object landed: `(object index, leaf slot, leaf position)`.
+pub(crate) type Placement = (u32, ChildSlot, u32);
 
 impl TopTree {
     /// A tree over `boxes` (`(object index, world box)`, non-empty), and where each object went.
@@ -68,110 +75,76 @@ impl TopTree {
             .leaf_triangles(0, bvh.triangle_count() as u32)
             .map(|t| boxes[t.index()].0)
             .collect();
-        let mut parents = vec![u32::MAX; bvh.nodes().len()];
+        let wide = WideLayout::from_binary(&bvh);
+        let mut parents = vec![u32::MAX; wide.nodes().len()];
         let mut placements = Vec::with_capacity(boxes.len());
-        for (index, node) in bvh.nodes().iter().enumerate() {
-            match node.kind(NodeId(index as u32)) {
-                NodeKind::Inner { left, right } => {
-                    parents[left.index()] = index as u32;
-                    parents[right.index()] = index as u32;
-                }
-                NodeKind::Leaf { first, count } => {
-                    for position in first..first + count {
-                        placements.push((members[position as usize], index as u32, position));
+        for (index, node) in wide.nodes().iter().enumerate() {
+            for lane in 0..LANES as usize {
+                let slot = index as u32 * LANES + lane as u32;
+                match node.child(lane) {
+                    WideChild::Node(child) => parents[child as usize] = slot,
+                    WideChild::Leaf { first, count } => {
+                        for position in first..first + count {
+                            placements.push((members[position as usize], slot, position));
+                        }
                     }
+                    WideChild::Empty => {}
                 }
             }
         }
         let mut tree = TopTree {
-            bvh,
+            wide,
             parents,
             members,
             built_cost: 0.0,
-            wide: None,
-            wide_current: false,
         };
-        tree.refresh_wide();
         tree.built_cost = tree.cost();
         (tree, placements)
     }
 
-    /// Recomputes leaf `node` from its objects' boxes (`world_box` of an
-    /// object index), then every node above it.
-    pub(crate) fn refit_from(&mut self, node: u32, world_box: impl Fn(u32) -> Aabb) {
-        let NodeKind::Leaf { first, count } = self.bvh.node(NodeId(node)).kind(NodeId(node)) else {
+    /// Recomputes leaf `slot` from its objects' boxes (`world_box` of an
+    /// object index), then every box above it.
+    pub(crate) fn refit_from(&mut self, slot: ChildSlot, world_box: impl Fn(u32) -> Aabb) {
+        let (node, lane) = ((slot / LANES) as usize, (slot % LANES) as usize);
+        let WideChild::Leaf { first, count } = self.wide.nodes()[node].child(lane) else {
             unreachable!("objects sit in leaves");
         };
         let leaf = self.members[first as usize..(first + count) as usize]
             .iter()
             .filter(|&&m| m != REMOVED)
             .fold(Aabb::EMPTY, |b, &m| b.union(&world_box(m)));
-        self.bvh.set_volume(NodeId(node), leaf);
-        self.wide_current = false;
-        let mut id = self.parents[node as usize];
-        while id != u32::MAX {
-            let NodeKind::Inner { left, right } = self.bvh.node(NodeId(id)).kind(NodeId(id)) else {
-                unreachable!("parents are inner nodes");
-            };
-            let joined = self
-                .bvh
-                .node(left)
-                .volume
-                .union(&self.bvh.node(right).volume);
-            self.bvh.set_volume(NodeId(id), joined);
-            id = self.parents[id as usize];
+        let nodes = self.wide.nodes_mut();
+        nodes[node].set_child_box(lane, &leaf);
+        let mut child = node;
+        while let Some(&slot) = self.parents.get(child).filter(|&&s| s != u32::MAX) {
+            let joined = nodes[child].bounds();
+            let (node, lane) = ((slot / LANES) as usize, (slot % LANES) as usize);
+            nodes[node].set_child_box(lane, &joined);
+            child = node;
         }
     }
 
-    /// Brings the 8-wide form up to date: collapsed from the binary tree
-    /// after a build, refitted in one pass after moves (not for a lone leaf).
-    pub(crate) fn refresh_wide(&mut self) {
-        if self.wide_current {
-            return;
-        }
-        match &mut self.wide {
-            Some((wide, sources)) => wide.refit(&self.bvh, sources),
-            None if self.bvh.nodes().len() > 1 => {
-                self.wide = Some(WideLayout::from_binary_with_sources(&self.bvh));
-            }
-            None => {}
-        }
-        self.wide_current = true;
-    }
-
-    /// The 8-wide form, when it is current.
-    #[inline(always)]
-    pub(crate) fn wide(&self) -> Option<&WideLayout> {
-        self.wide
-            .as_ref()
-            .filter(|_| self.wide_current)
-            .map(|(wide, _)| wide)
-    }
-
-    /// Bytes held: the binary tree, its parents and members, and the
-    /// 8-wide form with its source table.
+    /// Bytes held: the wide nodes, their parents and the members.
     pub(crate) fn bytes(&self) -> usize {
-        let wide = self.wide.as_ref().map_or(0, |(wide, sources)| {
-            wide.bytes() + std::mem::size_of_val(sources.as_slice())
-        });
-        self.bvh.stats().bytes
+        self.wide.bytes()
             + std::mem::size_of_val(self.parents.as_slice())
             + std::mem::size_of_val(self.members.as_slice())
-            + wide
     }
 
-    /// Surface-area cost: the summed area of every node below the root,
-    /// relative to the root's (the expected number of node visits of a
-    /// random ray that hits the root, up to constants).
+    /// Surface-area cost: the summed area of every child box, relative to
+    /// the root's (the expected number of box tests of a random ray that
+    /// hits the root, up to constants).
     fn cost(&self) -> Real {
-        let root = self.bvh.root_volume().surface_area();
+        let nodes = self.wide.nodes();
+        let root = nodes[0].bounds().surface_area();
         if !(root > 0.0) {
             return 0.0;
         }
-        let below: Real = self.bvh.nodes()[1..]
+        let below: Real = nodes
             .iter()
-            .filter(|n| !n.volume.is_empty())
-            .map(|n| n.volume.surface_area())
+            .flat_map(|n| (0..LANES as usize).map(|lane| n.child_box(lane)))
+            .filter(|b| !b.is_empty())
+            .map(|b| b.surface_area())
             .sum();
         below / root
     }
