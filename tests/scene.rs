@@ -964,3 +964,70 @@ fn moves_before_an_update_are_seen_by_every_query() {
         );
     }
 }
+
+#[test]
+fn segments_clipping_an_outermost_vertex_are_not_pruned_by_the_top_level() {
+    // A segment that only clips the corner of a far, turned cuboid at its
+    // extreme vertex (a chord a few ulps deep) must reach the object: the
+    // world boxes of the top level are rounded in `f32`, and their padding
+    // must cover that rounding (shrinking them by one ulp of their
+    // coordinates fails this test). Chords just outside the corner miss.
+    // Oracle: each object asked on its own.
+    let cuboid = TriMesh::cuboid(Point::new(-0.5, -0.75, -1.0), Point::new(0.5, 0.75, 1.0));
+    let tree = SceneMesh::Aabb(Arc::new(MeshTree::<Aabb>::new(cuboid.clone())));
+    let mut rng = SplitMix(31);
+    let mut scene = Scene::new();
+    for _ in 0..200 {
+        let mut pose = random_pose(&mut rng, 4.0);
+        pose.translation.vector += Vector::new(3000.0, -2000.0, 1000.0);
+        scene.add(tree.clone(), pose).expect("finite");
+    }
+    scene.update();
+    let everything = Filter::everything();
+    let (mut hits, mut segments) = (0, 0);
+    for id in scene.ids().collect::<Vec<_>>() {
+        let pose = scene.pose(id).expect("live").cast::<f64>();
+        let world: Vec<_> = cuboid
+            .vertices()
+            .iter()
+            .map(|v| pose * v.cast::<f64>())
+            .collect();
+        let centre = pose * Point::origin().cast::<f64>();
+        for axis in 0..3 {
+            for sign in [1.0, -1.0] {
+                let v = world
+                    .iter()
+                    .max_by(|a, b| (sign * a[axis]).total_cmp(&(sign * b[axis])))
+                    .expect("eight corners");
+                let inward = (centre - v).normalize();
+                let across = inward
+                    .cross(&Vector::new(0.3, -0.5, 0.8).cast::<f64>())
+                    .normalize();
+                let ulp = f64::from(f32::EPSILON) * v.coords.amax();
+                for depth in [-4.0, -1.0, 1.0, 2.0, 4.0, 8.0, 16.0] {
+                    let p = v + inward * depth * ulp;
+                    let a = (p - across * 0.01).cast::<Real>();
+                    let b = (p + across * 0.01).cast::<Real>();
+                    let segment = Segment::new(a, b);
+                    let expected = any_by_objects(&scene, &segment, &everything);
+                    assert_eq!(
+                        scene.any_hit(segment, &everything).is_some(),
+                        expected,
+                        "{id:?} {segment:?}"
+                    );
+                    assert_eq!(
+                        scene.closest_hit(segment, &everything),
+                        closest_by_objects(&scene, &segment, &everything),
+                        "{id:?} {segment:?}"
+                    );
+                    hits += usize::from(expected);
+                    segments += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        hits > segments / 4,
+        "only {hits} of {segments} clip a corner"
+    );
+}
