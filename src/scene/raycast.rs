@@ -7,8 +7,6 @@
 //! like a mesh tree: padded slab tests, and boxes kept up to the best `t`
 //! plus a slack relative to the scene's coordinates.
 
-use smallvec::SmallVec;
-
 use crate::bounding_volume::Aabb;
 use crate::bvh::{
     ArrayStack, BoundingVolume, TraversalRay, TraversalStack, Visit, set_bits, stack_items,
@@ -20,6 +18,7 @@ use crate::query::raycast::{PreparedRay, prune_slack};
 use crate::query::{RayHit, SightOptions, Visibility};
 use crate::scene::object::Object;
 use crate::scene::top_tree::{REMOVED, TopTree};
+use crate::simd::{Avx2, Baseline, Isa, avx2_fn};
 
 /// End thresholds that flag no box: the top level needs no endpoint flags
 /// (each object's own descent decides its ends exactly).
@@ -165,7 +164,12 @@ impl Scene {
                     self.offer_closest(index, object, &span, filter, &mut best, slack);
                 }
             }
-            self.closest_descent(top, &ray, &span, filter, &mut best);
+            match Avx2::detect() {
+                Some(avx2) => closest_descent_avx2(avx2, self, top, &ray, &span, filter, &mut best),
+                None => {
+                    self.closest_descent(Baseline::default(), top, &ray, &span, filter, &mut best)
+                }
+            }
         } else {
             // A top level too deep for the fixed stack (or none): every
             // object the ray enters, unordered, each asked only when its
@@ -220,19 +224,35 @@ impl Scene {
     }
 
     /// Calls `visit` for every object whose world box the ray enters within
-    /// the span's range, on the 8-wide top level when it is current, until
-    /// `visit` stops it. Returns `true` when stopped.
+    /// the span's range, until `visit` stops it. Returns `true` when stopped.
     #[inline(always)]
     fn visit_along(
         &self,
         ray: &TraversalRay,
         span: &RaySpan,
+        visit: impl FnMut(u32, &Object) -> Visit,
+    ) -> bool {
+        let Some(top) = self.top().filter(|top| top.wide.fits_array_stack()) else {
+            let enter = |b: &Aabb| b.ray_entry(ray, span.t_min, span.t_max).is_some();
+            return self.visit_objects(enter, visit);
+        };
+        match Avx2::detect() {
+            Some(avx2) => visit_along_avx2(avx2, self, top, ray, span, visit),
+            None => self.visit_along_in(Baseline::default(), top, ray, span, visit),
+        }
+    }
+
+    /// [`Scene::visit_along`] down the top level on the instruction set `isa`.
+    #[inline(always)]
+    fn visit_along_in<I: Isa>(
+        &self,
+        isa: I,
+        top: &TopTree,
+        ray: &TraversalRay,
+        span: &RaySpan,
         mut visit: impl FnMut(u32, &Object) -> Visit,
     ) -> bool {
         let enter = |b: &Aabb| b.ray_entry(ray, span.t_min, span.t_max).is_some();
-        let Some(top) = self.top().filter(|top| top.wide.fits_array_stack()) else {
-            return self.visit_objects(enter, visit);
-        };
         for &index in self.unindexed() {
             let object = self.objects_table()[index as usize].as_ref().expect("live");
             if enter(&object.world_box) && visit(index, object) == Visit::Stop {
@@ -245,7 +265,7 @@ impl Scene {
         let mut index = 0u32;
         loop {
             let node = &nodes[index as usize];
-            let spans = node.ray_entries(ray, span.t_min, span.t_max, NO_ENDS);
+            let spans = node.ray_entries_on(isa, ray, span.t_min, span.t_max, NO_ENDS);
             let leaves = spans.entered & node.leaf_lanes();
             for lane in set_bits(u64::from(leaves)) {
                 let (first, count) = node.leaf_range(lane);
@@ -279,8 +299,10 @@ impl Scene {
     /// children, leaves and inner nodes alike, are taken nearest first (an
     /// object's query costs far more than a node's slab test, so a far leaf
     /// must not be asked before a nearer subtree).
-    fn closest_descent(
+    #[inline(always)]
+    fn closest_descent<I: Isa>(
         &self,
+        isa: I,
         top: &TopTree,
         ray: &TraversalRay,
         span: &RaySpan,
@@ -300,21 +322,28 @@ impl Scene {
             if entry <= reach_of(best) {
                 if count == 0 {
                     let node = &nodes[at as usize];
-                    let spans = node.ray_entries(ray, span.t_min, reach_of(best), NO_ENDS);
+                    let spans = node.ray_entries_on(isa, ray, span.t_min, reach_of(best), NO_ENDS);
                     let leaves = node.leaf_lanes();
-                    let mut lanes: SmallVec<[(Real, u32, u32); 8]> =
-                        set_bits(u64::from(spans.entered))
-                            .map(|lane| {
-                                if leaves >> lane & 1 != 0 {
-                                    let (first, count) = node.leaf_range(lane);
-                                    (spans.enter[lane], first, count)
-                                } else {
-                                    (spans.enter[lane], node.inner_child(lane), 0)
-                                }
-                            })
-                            .collect();
-                    lanes.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-                    if let Some((&(t, at, count), farther)) = lanes.split_first() {
+                    // The entered children by entry, nearest first
+                    // (insertion into a fixed array: rarely more than three).
+                    let mut lanes = [(0.0, 0u32, 0u32); 8];
+                    let mut entered = 0;
+                    for lane in set_bits(u64::from(spans.entered)) {
+                        let child = if leaves >> lane & 1 != 0 {
+                            let (first, count) = node.leaf_range(lane);
+                            (spans.enter[lane], first, count)
+                        } else {
+                            (spans.enter[lane], node.inner_child(lane), 0)
+                        };
+                        let mut k = entered;
+                        while k > 0 && lanes[k - 1].0 > child.0 {
+                            lanes[k] = lanes[k - 1];
+                            k -= 1;
+                        }
+                        lanes[k] = child;
+                        entered += 1;
+                    }
+                    if let Some((&(t, at, count), farther)) = lanes[..entered].split_first() {
                         for &(t, at, count) in farther.iter().rev() {
                             stack.push((at, count, t));
                         }
@@ -454,5 +483,35 @@ impl Scene {
                 *answer = self.closest_hit(ray.span(0.0, t_max), filter);
             }
         });
+    }
+}
+
+avx2_fn! {
+    /// [`Scene::closest_descent`] as AVX2 code: one 8-lane slab test per
+    /// top-level node instead of two 4-lane halves.
+    fn closest_descent_avx2[](
+        avx2: Avx2,
+        scene: &Scene,
+        top: &TopTree,
+        ray: &TraversalRay,
+        span: &RaySpan,
+        filter: &Filter,
+        best: &mut Option<SceneHit>,
+    ) -> () {
+        scene.closest_descent(avx2, top, ray, span, filter, best)
+    }
+}
+
+avx2_fn! {
+    /// [`Scene::visit_along_in`] as AVX2 code.
+    fn visit_along_avx2[](
+        avx2: Avx2,
+        scene: &Scene,
+        top: &TopTree,
+        ray: &TraversalRay,
+        span: &RaySpan,
+        visit: impl FnMut(u32, &Object) -> Visit,
+    ) -> bool {
+        scene.visit_along_in(avx2, top, ray, span, visit)
     }
 }
