@@ -78,6 +78,12 @@ pub trait BoundingVolume: Copy + std::fmt::Debug + Send + Sync + 'static {
     /// grazes within rounding), never the other way.
     fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real>;
 
+    /// Squared distance from `p` to the volume, 0 inside, or a lower bound
+    /// of it (k-DOPs: the farthest slab): what nearest-point descents prune
+    /// by. NaN for a NaN point. Rounded like any `f32` distance; callers
+    /// prune with a slack relative to the coordinates.
+    fn point_distance_squared(&self, p: &Point) -> Real;
+
     /// The volume as an oriented box in its mesh frame, for box–box descent
     /// (Gottschalk 1996): an AABB or k-DOP is its box with identity axes, a
     /// sphere the cube around it, an OBB itself. Contains the volume up to
@@ -163,6 +169,11 @@ impl BoundingVolume for Aabb {
     }
 
     #[inline(always)]
+    fn point_distance_squared(&self, p: &Point) -> Real {
+        self.distance_squared(p)
+    }
+
+    #[inline(always)]
     fn oriented_box(&self) -> Obb {
         Obb::from_aabb(self)
     }
@@ -221,6 +232,10 @@ impl BoundingVolume for Obb {
 
     fn split_axes(&self) -> [Vector; 3] {
         axes_by_extent(&self.axes, &self.half_extents)
+    }
+
+    fn point_distance_squared(&self, p: &Point) -> Real {
+        self.distance_squared(p)
     }
 
     fn to_aabb(&self) -> Aabb {
@@ -302,6 +317,10 @@ impl BoundingVolume for PackedObb {
         axes_by_extent(&self.axes(), &self.half_extents)
     }
 
+    fn point_distance_squared(&self, p: &Point) -> Real {
+        self.unpack().distance_squared(p)
+    }
+
     fn to_aabb(&self) -> Aabb {
         self.unpack().to_aabb()
     }
@@ -333,6 +352,18 @@ impl BoundingVolume for Sphere {
 
     fn volume(&self) -> Real {
         Sphere::volume(self)
+    }
+
+    fn point_distance_squared(&self, p: &Point) -> Real {
+        // `max` keeps NaN out only for finite points; a NaN point gives NaN.
+        let outside = (p - self.center).norm() - self.radius;
+        if outside > 0.0 {
+            outside * outside
+        } else if outside.is_nan() {
+            Real::NAN
+        } else {
+            0.0
+        }
     }
 
     fn contains_point_within(&self, p: &Point, tolerance: Real) -> bool {
@@ -388,6 +419,23 @@ where
             let slack = tolerance * directions[i].norm();
             self.min()[i] - slack <= d && d <= self.max()[i] + slack
         })
+    }
+
+    fn point_distance_squared(&self, p: &Point) -> Real {
+        // The farthest slab the point lies outside of: a lower bound of the
+        // distance to the polytope (exact along the k-DOP's directions).
+        let mut farthest: Real = 0.0;
+        for (i, n) in Self::directions().iter().enumerate() {
+            let d = n.dot(&p.coords);
+            if d.is_nan() {
+                return Real::NAN;
+            }
+            let outside = (self.min()[i] - d).max(d - self.max()[i]);
+            if outside > 0.0 {
+                farthest = farthest.max(outside / n.norm());
+            }
+        }
+        farthest * farthest
     }
 
     fn split_axes(&self) -> [Vector; 3] {

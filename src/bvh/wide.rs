@@ -138,6 +138,27 @@ impl<const W: usize> WideNode<W> {
         lanes
     }
 
+    /// Squared distances from `p` to the child boxes (0 inside, infinite
+    /// for unused lanes), as one vectorised loop: a nearest-point
+    /// descent's eight box tests (Arvo 1990, per axis the excess beyond
+    /// the slab).
+    #[must_use]
+    #[inline(always)]
+    pub fn point_distances_squared(&self, p: &crate::math::Point) -> [Real; W] {
+        let mut d2 = [0.0; W];
+        for axis in 0..3 {
+            let (lo, hi) = (&self.bounds[0][axis], &self.bounds[1][axis]);
+            let c = p[axis];
+            for lane in 0..W {
+                let (below, above) = (lo[lane] - c, c - hi[lane]);
+                let out = if below > above { below } else { above };
+                let out = if out > 0.0 { out } else { 0.0 };
+                d2[lane] += out * out;
+            }
+        }
+        d2
+    }
+
     /// The union of the child boxes: this node's own box.
     #[must_use]
     pub fn bounds(&self) -> Aabb {

@@ -1,6 +1,8 @@
-//! The user-facing queries on a mesh and its tree: raycasts and line of sight.
+//! The user-facing queries on a mesh and its tree: raycasts, line of
+//! sight, regions, overlap and nearest points.
 
 pub(crate) mod batch;
+mod closest_point;
 pub(crate) mod frame;
 mod leaf_triangles;
 pub(crate) mod line_of_sight;
@@ -12,6 +14,7 @@ mod raycast_wide;
 mod region;
 
 pub use batch::Threads;
+pub use closest_point::{PointProjection, PointQuery};
 pub use line_of_sight::{SightOptions, Visibility};
 pub use mesh_overlap::{Contact, OverlapStats, TrianglePair, Which};
 pub use mesh_tree::{MeshTree, PlacedMesh};

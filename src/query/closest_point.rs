@@ -1,0 +1,333 @@
+//! The point of a mesh nearest a query point: snapping to a surface,
+//! clearance checks, comparing a scan with its model.
+//!
+//! A nearest-first descent: children are visited in order of their
+//! distance from the point, and a subtree is skipped once its volume lies
+//! farther than the best distance found so far (or the caller's maximum).
+//! Leaves answer with the exact closest point of each triangle (Ericson,
+//! *Real-Time Collision Detection* §5.1.5, degenerate triangles as the
+//! segment or point they span). Volumes are compared with a slack relative
+//! to the coordinates, as the raycasts' pruning is, so a triangle tied with
+//! the best within rounding is still looked at and ties go to the lower
+//! triangle id whatever the tree's shape.
+
+use crate::bvh::{
+    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, WideLayout, set_bits, stack_items,
+};
+use crate::intersect::closest_point_on_triangle;
+use crate::math::{Point, Real, is_finite_point};
+use crate::mesh::TriangleId;
+use crate::query::batch::{Threads, fill_batch};
+use crate::query::frame::LocalFrame;
+use crate::query::mesh_tree::{MeshTree, PlacedMesh};
+use crate::simd::{Avx2, avx2_fn};
+
+/// A nearest-point question: the point, and the largest distance of
+/// interest (nothing farther is searched; `Real::INFINITY` for none).
+/// Made from a point (`&p` or `p`) or with [`PointQuery::within`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PointQuery {
+    /// The query point.
+    pub point: Point,
+    /// Answers farther than this are not reported (inclusive).
+    pub max_distance: Real,
+}
+
+impl PointQuery {
+    /// The nearest point within `max_distance` of `point` (inclusive).
+    #[must_use]
+    pub fn within(point: Point, max_distance: Real) -> Self {
+        PointQuery {
+            point,
+            max_distance,
+        }
+    }
+}
+
+impl From<Point> for PointQuery {
+    fn from(point: Point) -> Self {
+        PointQuery::within(point, Real::INFINITY)
+    }
+}
+
+impl From<&Point> for PointQuery {
+    fn from(point: &Point) -> Self {
+        PointQuery::from(*point)
+    }
+}
+
+/// The point of a mesh nearest a query point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PointProjection {
+    /// The nearest point, on the triangle: `w·a + u·b + v·c`.
+    pub point: Point,
+    /// Its distance from the query point.
+    pub distance: Real,
+    /// The triangle it lies on (the lowest id among triangles at the same distance).
+    pub triangle: TriangleId,
+    /// Barycentric weight of vertex `b`.
+    pub u: Real,
+    /// Barycentric weight of vertex `c`.
+    pub v: Real,
+    /// Barycentric weight of vertex `a`.
+    pub w: Real,
+}
+
+/// The best answer of a descent so far, by squared distance.
+#[derive(Clone, Copy, Debug)]
+struct Nearest {
+    found: Option<(Real, PointProjection)>,
+    /// Volumes farther than this (squared) cannot hold a better answer.
+    reach_squared: Real,
+    /// Added to distances before squaring `reach_squared`.
+    slack: Real,
+    max_distance: Real,
+}
+
+impl Nearest {
+    fn new(query: &PointQuery, coordinate_scale: Real) -> Self {
+        // Distances carry errors of a few ulps of the coordinates involved.
+        let slack = 64.0 * Real::EPSILON * (query.point.coords.amax() + coordinate_scale);
+        let reach = query.max_distance + slack;
+        Nearest {
+            found: None,
+            reach_squared: reach * reach,
+            slack,
+            max_distance: query.max_distance,
+        }
+    }
+
+    /// Keeps the triangle's closest point if it beats the best so far
+    /// (equal squared distances: the lower triangle id).
+    #[inline(always)]
+    fn offer(&mut self, p: &Point, tri: &crate::shape::Triangle, triangle: TriangleId) {
+        let c = closest_point_on_triangle(p, tri);
+        let d2 = (c.point - p).norm_squared();
+        let better = match &self.found {
+            None => true,
+            Some((best, b)) => d2 < *best || (d2 == *best && triangle < b.triangle),
+        };
+        if !better {
+            return;
+        }
+        let distance = d2.sqrt();
+        if !(distance <= self.max_distance) {
+            return;
+        }
+        let reach = distance + self.slack;
+        self.reach_squared = self.reach_squared.min(reach * reach);
+        self.found = Some((
+            d2,
+            PointProjection {
+                point: c.point,
+                distance,
+                triangle,
+                u: c.u,
+                v: c.v,
+                w: c.w,
+            },
+        ));
+    }
+
+    fn answer(self) -> Option<PointProjection> {
+        self.found.map(|(_, projection)| projection)
+    }
+}
+
+impl<V: BoundingVolume> MeshTree<V> {
+    /// The point of the mesh nearest `query`'s point, with its distance,
+    /// triangle and barycentric weights; `None` when the mesh is empty or
+    /// nothing lies within the query's maximum distance. A NaN or infinite
+    /// point, or a NaN or negative maximum, gives `None`.
+    ///
+    /// Ties at the same distance go to the lower triangle id. Distances are
+    /// those of the `f32` closest points; against an `f64` evaluation they
+    /// agree to a few ulps of the coordinates (`tests/distance.rs`).
+    #[must_use]
+    pub fn closest_point(&self, query: impl Into<PointQuery>) -> Option<PointProjection> {
+        let query = query.into();
+        if !is_finite_point(&query.point) || !(query.max_distance >= 0.0) {
+            return None;
+        }
+        if let Some(wide) = self.wide() {
+            return match Avx2::detect() {
+                Some(avx2) => nearest_wide_avx2(avx2, self, wide, &query),
+                None => self.nearest_wide(wide, &query),
+            };
+        }
+        self.nearest_binary(&query)
+    }
+
+    /// [`MeshTree::closest_point`] for many points with one maximum
+    /// distance, into `out` in the points' order (`out` is cleared first),
+    /// on the `threads` chosen; equal to one call per point.
+    pub fn closest_points(
+        &self,
+        points: &[Point],
+        max_distance: Real,
+        threads: Threads,
+        out: &mut Vec<Option<PointProjection>>,
+    ) {
+        fill_batch(out, points.len(), None, threads, |offset, chunk| {
+            for (answer, p) in chunk.iter_mut().zip(&points[offset..]) {
+                *answer = self.closest_point(PointQuery::within(*p, max_distance));
+            }
+        });
+    }
+
+    /// The nearest-first descent on the binary tree (any volume).
+    fn nearest_binary(&self, query: &PointQuery) -> Option<PointProjection> {
+        if self.bvh().fits_array_stack() {
+            self.nearest_binary_on(query, &mut ArrayStack::new(&mut stack_items()))
+        } else {
+            self.nearest_binary_on(query, &mut Vec::new())
+        }
+    }
+
+    #[inline(always)]
+    fn nearest_binary_on(
+        &self,
+        query: &PointQuery,
+        stack: &mut impl TraversalStack<(NodeId, Real)>,
+    ) -> Option<PointProjection> {
+        let bvh = self.bvh();
+        if bvh.triangle_count() == 0 {
+            return None;
+        }
+        let p = &query.point;
+        let mut nearest = Nearest::new(query, self.coordinate_scale());
+        let mut current = (NodeId::ROOT, bvh.root_volume().point_distance_squared(p));
+        loop {
+            let (id, d2) = current;
+            if d2 <= nearest.reach_squared {
+                match bvh.node(id).kind(id) {
+                    NodeKind::Inner { left, right } => {
+                        let l = bvh.node(left).volume.point_distance_squared(p);
+                        let r = bvh.node(right).volume.point_distance_squared(p);
+                        let (near, far) = if l <= r {
+                            ((left, l), (right, r))
+                        } else {
+                            ((right, r), (left, l))
+                        };
+                        if far.1 <= nearest.reach_squared {
+                            stack.push(far);
+                        }
+                        current = near;
+                        continue;
+                    }
+                    NodeKind::Leaf { first, count } => {
+                        for k in first as usize..(first + count) as usize {
+                            let (tri, triangle) = self.leaf_triangle(k);
+                            nearest.offer(p, &tri, triangle);
+                        }
+                    }
+                }
+            }
+            match stack.pop() {
+                Some(next) => current = next,
+                None => return nearest.answer(),
+            }
+        }
+    }
+
+    /// The nearest-first descent on the 8-wide layout: a node's children,
+    /// leaves and inner nodes alike, in order of distance.
+    #[inline(always)]
+    fn nearest_wide(&self, wide: &WideLayout, query: &PointQuery) -> Option<PointProjection> {
+        if !wide.fits_array_stack() {
+            return self.nearest_binary(query);
+        }
+        let p = &query.point;
+        let nodes = wide.nodes();
+        let mut nearest = Nearest::new(query, self.coordinate_scale());
+        let mut items = stack_items();
+        // (wide node, 0, d²) or (first leaf position, count ≥ 1, d²).
+        let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
+        let mut current = (0u32, 0u32, 0.0);
+        loop {
+            let (at, count, d2) = current;
+            if d2 <= nearest.reach_squared {
+                if count == 0 {
+                    let node = &nodes[at as usize];
+                    let distances = node.point_distances_squared(p);
+                    let mut near = 0u32;
+                    for (lane, &d) in distances.iter().enumerate() {
+                        near |= u32::from(d <= nearest.reach_squared) << lane;
+                    }
+                    let leaves = node.leaf_lanes();
+                    // Nearest first: insertion into a fixed array.
+                    let mut lanes = [(0.0, 0u32, 0u32); 8];
+                    let mut n = 0;
+                    for lane in set_bits(u64::from(near)) {
+                        let child = if leaves >> lane & 1 != 0 {
+                            let (first, count) = node.leaf_range(lane);
+                            (distances[lane], first, count)
+                        } else {
+                            (distances[lane], node.inner_child(lane), 0)
+                        };
+                        let mut k = n;
+                        while k > 0 && lanes[k - 1].0 > child.0 {
+                            lanes[k] = lanes[k - 1];
+                            k -= 1;
+                        }
+                        lanes[k] = child;
+                        n += 1;
+                    }
+                    if let Some((&(d, at, count), farther)) = lanes[..n].split_first() {
+                        for &(d, at, count) in farther.iter().rev() {
+                            stack.push((at, count, d));
+                        }
+                        current = (at, count, d);
+                        continue;
+                    }
+                } else {
+                    for k in at as usize..(at + count) as usize {
+                        let (tri, triangle) = self.leaf_triangle(k);
+                        nearest.offer(p, &tri, triangle);
+                    }
+                }
+            }
+            match stack.pop() {
+                Some(next) => current = next,
+                None => return nearest.answer(),
+            }
+        }
+    }
+}
+
+avx2_fn! {
+    /// [`MeshTree::nearest_wide`] as AVX2 code (the eight box distances in
+    /// one pass of 8-lane instructions).
+    fn nearest_wide_avx2[V: BoundingVolume](
+        avx2: Avx2,
+        tree: &MeshTree<V>,
+        wide: &WideLayout,
+        query: &PointQuery,
+    ) -> Option<PointProjection> {
+        let _ = avx2;
+        tree.nearest_wide(wide, query)
+    }
+}
+
+impl<V: BoundingVolume> PlacedMesh<'_, V> {
+    /// [`MeshTree::closest_point`] with the query point in world space: the
+    /// point enters the mesh frame through an `f64` transform (rounded
+    /// once), and the answer's point comes back to world space.
+    #[must_use]
+    pub fn closest_point(&self, query: impl Into<PointQuery>) -> Option<PointProjection> {
+        let query = query.into();
+        if !is_finite_point(&query.point) {
+            return None;
+        }
+        let local = PointQuery::within(
+            LocalFrame::new(&self.pose).point(&query.point),
+            query.max_distance,
+        );
+        self.tree
+            .closest_point(local)
+            .map(|projection| PointProjection {
+                point: self.pose * projection.point,
+                ..projection
+            })
+    }
+}

@@ -1,0 +1,420 @@
+//! Nearest points on meshes against two oracles: the brute force over every
+//! triangle with the same `f32` triangle routine (which pins the descent:
+//! pruning, ordering, ties, for every tree kind) and an `f64` evaluation of
+//! the exact distance (which pins accuracy: the answers agree with it to
+//! `64 ε` of the coordinates, degenerate triangles included).
+
+mod common;
+
+use boxtree::bvh::BuildOptions;
+use boxtree::intersect::closest_point_on_triangle;
+use boxtree::math::{Isometry, Point, Real, Vector};
+use boxtree::{
+    Aabb, BoundingVolume, Kdop14, MeshTree, Obb, PackedObb, PointProjection, PointQuery, Sphere,
+    Threads, TriMesh, TriangleId,
+};
+use common::{SplitMix, collected, data_mesh, triangle_soup};
+use proptest::prelude::*;
+
+type P64 = [f64; 3];
+
+fn p64(p: &Point) -> P64 {
+    [f64::from(p.x), f64::from(p.y), f64::from(p.z)]
+}
+
+fn sub(a: P64, b: P64) -> P64 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn dot(a: P64, b: P64) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn cross(a: P64, b: P64) -> P64 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// Distance from `p` to the segment `a b` (a point when `a = b`), in `f64`.
+fn segment_distance(p: P64, a: P64, b: P64) -> f64 {
+    let ab = sub(b, a);
+    let len2 = dot(ab, ab);
+    let t = if len2 > 0.0 {
+        (dot(sub(p, a), ab) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let q = [a[0] + t * ab[0], a[1] + t * ab[1], a[2] + t * ab[2]];
+    dot(sub(p, q), sub(p, q)).sqrt()
+}
+
+/// Distance from `p` to the closed triangle in `f64`: the plane distance
+/// when the projection falls inside, otherwise the nearest edge (which also
+/// covers degenerate triangles, as the segment or point they are).
+fn triangle_distance(p: P64, [a, b, c]: [P64; 3]) -> f64 {
+    let n = cross(sub(b, a), sub(c, a));
+    let nn = dot(n, n);
+    let edges = segment_distance(p, a, b)
+        .min(segment_distance(p, b, c))
+        .min(segment_distance(p, c, a));
+    if nn > 0.0 {
+        let inside = [(a, b), (b, c), (c, a)]
+            .iter()
+            .all(|&(u, v)| dot(cross(sub(v, u), sub(p, u)), n) >= 0.0);
+        if inside {
+            return (dot(sub(p, a), n).abs() / nn.sqrt()).min(edges);
+        }
+    }
+    edges
+}
+
+fn triangle64(mesh: &TriMesh, id: TriangleId) -> [P64; 3] {
+    let t = mesh.triangle(id);
+    [p64(&t.a), p64(&t.b), p64(&t.c)]
+}
+
+/// The nearest distance over every triangle, in `f64`.
+fn oracle_distance(mesh: &TriMesh, p: &Point) -> f64 {
+    let q = p64(p);
+    (0..mesh.len())
+        .map(|i| triangle_distance(q, triangle64(mesh, TriangleId(i as u32))))
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The brute force with the crate's own `f32` triangle routine: the best
+/// squared distance, ties to the lower id, within `max_distance`.
+fn brute_force(mesh: &TriMesh, query: &PointQuery) -> Option<PointProjection> {
+    let p = &query.point;
+    let mut best: Option<(Real, PointProjection)> = None;
+    for i in 0..mesh.len() {
+        let triangle = TriangleId(i as u32);
+        let c = closest_point_on_triangle(p, &mesh.triangle(triangle));
+        let d2 = (c.point - p).norm_squared();
+        if best.is_none_or(|(b, _)| d2 < b) && d2.sqrt() <= query.max_distance {
+            best = Some((
+                d2,
+                PointProjection {
+                    point: c.point,
+                    distance: d2.sqrt(),
+                    triangle,
+                    u: c.u,
+                    v: c.v,
+                    w: c.w,
+                },
+            ));
+        }
+    }
+    best.map(|(_, b)| b)
+}
+
+/// `64 ε` of the coordinates involved: the accuracy promised.
+fn tolerance(mesh: &TriMesh, p: &Point) -> f64 {
+    let scale = mesh
+        .vertices()
+        .iter()
+        .map(|v| v.coords.amax())
+        .fold(0.0, Real::max);
+    64.0 * f64::from(Real::EPSILON) * f64::from(scale + p.coords.amax())
+}
+
+/// Checks one answer against the `f64` oracle: the distance, the point on
+/// its triangle, the barycentric weights, and that the triangle is among
+/// the nearest.
+fn check_accuracy(mesh: &TriMesh, p: &Point, answer: &PointProjection) {
+    let tol = tolerance(mesh, p);
+    let exact = oracle_distance(mesh, p);
+    let tri = triangle64(mesh, answer.triangle);
+    let got = f64::from(answer.distance);
+    assert!(
+        (got - exact).abs() <= tol,
+        "{p:?}: {got} vs {exact} (tol {tol})"
+    );
+    assert!(
+        triangle_distance(p64(&answer.point), tri) <= tol,
+        "{p:?}: point off its triangle"
+    );
+    assert!(
+        triangle_distance(p64(p), tri) <= exact + tol,
+        "{p:?}: not a nearest triangle"
+    );
+    let d = (answer.point - p).norm();
+    assert!(
+        (f64::from(d) - got).abs() <= tol,
+        "{p:?}: distance {got} for a point {d} away"
+    );
+    let t = mesh.triangle(answer.triangle);
+    let rebuilt = t.a.coords * answer.w + t.b.coords * answer.u + t.c.coords * answer.v;
+    assert!(f64::from((rebuilt - answer.point.coords).amax()) <= 4.0 * tol);
+}
+
+/// Points in the four bands around the mesh: on the surface, and
+/// within 1%, 1–10% and 10–100% of the box diagonal from it.
+fn banded_points(mesh: &TriMesh, count: usize, seed: u64) -> Vec<Point> {
+    let diagonal = mesh.aabb().half_extents().norm() * 2.0;
+    let mut rng = SplitMix(seed);
+    (0..count)
+        .map(|k| {
+            let tri = mesh.triangle(TriangleId((rng.next_u64() % mesh.len() as u64) as u32));
+            let (u, v) = (rng.range(0.0, 1.0), rng.range(0.0, 1.0));
+            let (u, v) = if u + v > 1.0 {
+                (1.0 - u, 1.0 - v)
+            } else {
+                (u, v)
+            };
+            let on = tri.a + (tri.b - tri.a) * u + (tri.c - tri.a) * v;
+            let (lo, hi): (Real, Real) = [(0.0, 0.0), (0.0, 0.01), (0.01, 0.1), (0.1, 1.0)][k % 4];
+            let direction = rng.vector(-1.0, 1.0).normalize();
+            on + direction * diagonal * rng.range(lo, hi.max(lo))
+        })
+        .collect()
+}
+
+/// A soup with degenerate triangles among proper ones: collinear,
+/// coincident vertices, a needle, and duplicates of a proper triangle.
+fn soup_with_degenerates() -> TriMesh {
+    let mut triangles = vec![
+        [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+        [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+        [[2.0, 2.0, 2.0], [3.0, 3.0, 3.0], [4.0, 4.0, 4.0]],
+        [[-1.0, 2.0, 0.5], [-1.0, 2.0, 0.5], [-1.0, 2.0, 0.5]],
+        [[0.5, -1.0, 1.0], [0.5, -1.0, 1.0], [1.5, -1.0, 1.0]],
+        [[0.0, 0.0, 3.0], [1e-7, 0.0, 3.0], [2.0, 1e-7, 3.0]],
+    ];
+    let mut rng = SplitMix(5);
+    for _ in 0..60 {
+        let a = rng.point(3.0);
+        let b = a + rng.vector(-0.5, 0.5);
+        let c = a + rng.vector(-0.5, 0.5);
+        triangles.push([a, b, c].map(|p| [p.x, p.y, p.z]));
+    }
+    triangle_soup(&triangles)
+}
+
+fn meshes() -> Vec<(&'static str, TriMesh)> {
+    vec![
+        ("bunny", data_mesh("bunny.obj")),
+        ("terrain", TriMesh::terrain(24, 10.0, 2.0, 7)),
+        (
+            "icosphere",
+            TriMesh::icosphere(Point::new(1.0, -2.0, 0.5), 3.0, 3),
+        ),
+        ("soup", TriMesh::random_soup(400, 5.0, 1.0, 11)),
+        ("degenerates", soup_with_degenerates()),
+    ]
+}
+
+/// Every tree kind answers exactly as the `f32` brute force, and within
+/// the tolerance of the `f64` oracle.
+fn check_mesh<V: BoundingVolume>(name: &str, mesh: &TriMesh, points: &[Point], oracle: bool) {
+    let tree = MeshTree::<V>::new(mesh.clone());
+    for p in points {
+        let ours = tree.closest_point(p);
+        assert_eq!(
+            ours,
+            brute_force(mesh, &PointQuery::from(p)),
+            "{name} {p:?}"
+        );
+        if oracle {
+            check_accuracy(
+                mesh,
+                p,
+                &ours.expect("a non-empty mesh has a nearest point"),
+            );
+        }
+    }
+}
+
+#[test]
+fn every_tree_kind_answers_as_the_brute_force_in_four_bands() {
+    for (name, mesh) in meshes() {
+        let points = banded_points(&mesh, 400, 1);
+        check_mesh::<Aabb>(name, &mesh, &points, true);
+        check_mesh::<PackedObb>(name, &mesh, &points, false);
+        check_mesh::<Obb>(name, &mesh, &points, false);
+        check_mesh::<Sphere>(name, &mesh, &points, false);
+        check_mesh::<Kdop14>(name, &mesh, &points, false);
+    }
+}
+
+#[test]
+fn sah_and_gottschalk_builds_answer_alike() {
+    let mesh = data_mesh("bunny.obj");
+    let sah = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
+    let median = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::gottschalk());
+    let obb = MeshTree::<PackedObb>::build(mesh.clone(), &BuildOptions::gottschalk());
+    for p in banded_points(&mesh, 4_000, 2) {
+        let expected = sah.closest_point(p);
+        assert_eq!(median.closest_point(p), expected);
+        assert_eq!(obb.closest_point(p), expected);
+    }
+}
+
+#[test]
+fn the_maximum_distance_is_inclusive_and_searches_nothing_beyond() {
+    let mesh = TriMesh::icosphere(Point::origin(), 1.0, 2);
+    let tree = MeshTree::<Aabb>::new(mesh.clone());
+    let mut rng = SplitMix(3);
+    for _ in 0..2_000 {
+        let p = rng.point(3.0);
+        let full = tree.closest_point(p).expect("non-empty");
+        // Exactly at the distance: found; just below it: not.
+        assert_eq!(
+            tree.closest_point(PointQuery::within(p, full.distance)),
+            Some(full)
+        );
+        let below = full.distance.next_down();
+        assert_eq!(
+            tree.closest_point(PointQuery::within(p, below)),
+            brute_force(&mesh, &PointQuery::within(p, below))
+        );
+        let limit = rng.range(0.0, 2.0);
+        assert_eq!(
+            tree.closest_point(PointQuery::within(p, limit)),
+            brute_force(&mesh, &PointQuery::within(p, limit)),
+        );
+    }
+}
+
+#[test]
+fn ties_go_to_the_lower_triangle_id() {
+    // Eight copies of one triangle, shuffled through the tree: the point
+    // is equally near all of them.
+    let one = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let mut triangles = vec![[[5.0, 5.0, 5.0], [6.0, 5.0, 5.0], [5.0, 6.0, 5.0]]; 3];
+    triangles.extend([one; 8]);
+    let mesh = triangle_soup(&triangles);
+    for p in [Point::new(0.2, 0.2, 1.0), Point::new(-1.0, -1.0, 0.0)] {
+        let expected = Some(TriangleId(3));
+        assert_eq!(
+            MeshTree::<Aabb>::new(mesh.clone())
+                .closest_point(p)
+                .map(|a| a.triangle),
+            expected
+        );
+        assert_eq!(
+            MeshTree::<Obb>::new(mesh.clone())
+                .closest_point(p)
+                .map(|a| a.triangle),
+            expected
+        );
+    }
+}
+
+#[test]
+fn far_and_tiny_coordinates_keep_their_accuracy() {
+    let base = data_mesh("bunny.obj");
+    for (scale, offset) in [(1e-3, 0.0), (1.0, 1e5), (100.0, -3e4)] {
+        let vertices = base
+            .vertices()
+            .iter()
+            .map(|v| Point::from(v.coords * scale + Vector::repeat(offset)))
+            .collect();
+        let mesh = TriMesh::new(vertices, base.indices().to_vec()).expect("valid");
+        let points = banded_points(&mesh, 400, 4);
+        check_mesh::<Aabb>("moved bunny", &mesh, &points, true);
+    }
+}
+
+#[test]
+fn batches_answer_as_single_queries_in_order() {
+    let mesh = data_mesh("bunny.obj");
+    let tree = MeshTree::<Aabb>::new(mesh.clone());
+    let obb = MeshTree::<PackedObb>::new(mesh.clone());
+    let mut points = banded_points(&mesh, 3_000, 5);
+    points.push(Point::new(Real::NAN, 0.0, 0.0));
+    for max_distance in [Real::INFINITY, 0.01] {
+        let single: Vec<_> = points
+            .iter()
+            .map(|p| tree.closest_point(PointQuery::within(*p, max_distance)))
+            .collect();
+        for threads in [Threads::All, Threads::Current] {
+            assert_eq!(
+                collected(|out| tree.closest_points(&points, max_distance, threads, out)),
+                single
+            );
+            assert_eq!(
+                collected(|out| obb.closest_points(&points, max_distance, threads, out)),
+                single
+            );
+        }
+    }
+}
+
+#[test]
+fn placed_meshes_answer_in_world_space_and_keep_a_rigid_motion() {
+    let mesh = data_mesh("bunny.obj");
+    let tree = MeshTree::<Aabb>::new(mesh.clone());
+    let mut rng = SplitMix(6);
+    for _ in 0..200 {
+        let pose = Isometry::from_parts(rng.vector(-50.0, 50.0).into(), rng.rotation());
+        let moved = TriMesh::new(
+            mesh.vertices().iter().map(|v| pose * v).collect(),
+            mesh.indices().to_vec(),
+        )
+        .expect("valid");
+        let placed = tree.placed(pose);
+        for p in banded_points(&moved, 20, rng.next_u64()) {
+            let answer = placed.closest_point(p).expect("non-empty");
+            check_accuracy(&moved, &p, &answer);
+            // The same question asked in the mesh frame gives the same triangle
+            // distance up to the change of frame's rounding.
+            let local = tree.closest_point(pose.inverse() * p).expect("non-empty");
+            let tol = tolerance(&moved, &p) as Real;
+            assert!((local.distance - answer.distance).abs() <= tol);
+        }
+    }
+}
+
+#[test]
+fn bad_input_finds_nothing() {
+    let tree = MeshTree::<Aabb>::new(data_mesh("bunny.obj"));
+    let obb = MeshTree::<Obb>::new(data_mesh("bunny.obj"));
+    for p in [
+        Point::new(Real::NAN, 0.0, 0.0),
+        Point::new(0.0, Real::INFINITY, 0.0),
+        Point::new(0.0, 0.0, Real::NEG_INFINITY),
+    ] {
+        assert_eq!(tree.closest_point(p), None);
+        assert_eq!(obb.closest_point(p), None);
+        assert_eq!(tree.placed(Isometry::identity()).closest_point(p), None);
+    }
+    let p = Point::new(0.0, 0.1, 0.0);
+    for max in [Real::NAN, -1.0, Real::NEG_INFINITY] {
+        assert_eq!(tree.closest_point(PointQuery::within(p, max)), None);
+        assert_eq!(obb.closest_point(PointQuery::within(p, max)), None);
+    }
+    assert!(
+        tree.closest_point(PointQuery::within(p, 0.0))
+            .is_none_or(|a| a.distance == 0.0)
+    );
+}
+
+fn small_soup() -> impl Strategy<Value = Vec<[[Real; 3]; 3]>> {
+    // Coordinates on a coarse grid make shared edges, coplanar and
+    // degenerate triangles common.
+    let coordinate = (-8i32..=8).prop_map(|k| k as Real * 0.25);
+    let vertex = [coordinate.clone(), coordinate.clone(), coordinate];
+    proptest::collection::vec([vertex.clone(), vertex.clone(), vertex], 1..40)
+}
+
+proptest! {
+    #[test]
+    fn random_soups_answer_as_both_oracles(
+        triangles in small_soup(),
+        points in proptest::collection::vec(common::point(3.0), 1..20),
+        on_grid in proptest::collection::vec((-12i32..=12, -12i32..=12, -12i32..=12), 1..10),
+    ) {
+        let mesh = triangle_soup(&triangles);
+        let mut all = points;
+        // Grid points lie on vertices, edges and faces of the soup exactly.
+        all.extend(on_grid.iter().map(|&(x, y, z)| {
+            Point::new(x as Real * 0.125, y as Real * 0.125, z as Real * 0.125)
+        }));
+        check_mesh::<Aabb>("soup", &mesh, &all, true);
+        check_mesh::<PackedObb>("soup", &mesh, &all, false);
+        check_mesh::<Sphere>("soup", &mesh, &all, false);
+    }
+}
