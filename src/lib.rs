@@ -72,8 +72,8 @@ pub use query::{
     SightOptions, Threads, TrianglePair, Visibility, Which,
 };
 pub use scene::{
-    Filter, ObjectId, ObjectPair, PairSet, Scene, SceneError, SceneHit, SceneMesh, SceneTriangle,
-    UpdateReport,
+    Filter, ObjectId, ObjectPair, PairSet, Scene, SceneError, SceneHit, SceneMesh, ScenePoint,
+    SceneTriangle, UpdateReport,
 };
 #[cfg(feature = "gltf")]
 pub use scene::{GltfError, GltfScene};

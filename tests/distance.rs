@@ -13,6 +13,7 @@ use boxtree::{
     Aabb, BoundingVolume, Kdop14, MeshTree, Obb, PackedObb, PointProjection, PointQuery, Sphere,
     Threads, TriMesh, TriangleId,
 };
+use common::bands::points_in_band;
 use common::{SplitMix, collected, data_mesh, triangle_soup};
 use proptest::prelude::*;
 
@@ -150,26 +151,12 @@ fn check_accuracy(mesh: &TriMesh, p: &Point, answer: &PointProjection) {
     assert!(f64::from((rebuilt - answer.point.coords).amax()) <= 4.0 * tol);
 }
 
-/// Points in the four bands around the mesh: on the surface, and
-/// within 1%, 1–10% and 10–100% of the box diagonal from it.
+/// Points in the four bands around the mesh, in turn.
 fn banded_points(mesh: &TriMesh, count: usize, seed: u64) -> Vec<Point> {
-    let diagonal = mesh.aabb().half_extents().norm() * 2.0;
-    let mut rng = SplitMix(seed);
-    (0..count)
-        .map(|k| {
-            let tri = mesh.triangle(TriangleId((rng.next_u64() % mesh.len() as u64) as u32));
-            let (u, v) = (rng.range(0.0, 1.0), rng.range(0.0, 1.0));
-            let (u, v) = if u + v > 1.0 {
-                (1.0 - u, 1.0 - v)
-            } else {
-                (u, v)
-            };
-            let on = tri.a + (tri.b - tri.a) * u + (tri.c - tri.a) * v;
-            let (lo, hi): (Real, Real) = [(0.0, 0.0), (0.0, 0.01), (0.01, 0.1), (0.1, 1.0)][k % 4];
-            let direction = rng.vector(-1.0, 1.0).normalize();
-            on + direction * diagonal * rng.range(lo, hi.max(lo))
-        })
-        .collect()
+    let per_band: Vec<Vec<Point>> = (0..4)
+        .map(|band| points_in_band(mesh, count.div_ceil(4), seed + band as u64, band))
+        .collect();
+    (0..count).map(|k| per_band[k % 4][k / 4]).collect()
 }
 
 /// A soup with degenerate triangles among proper ones: collinear,

@@ -12,9 +12,9 @@ use boxtree::math::nalgebra::Translation3;
 use boxtree::math::{Isometry, Point, Real, Rotation, Vector};
 type Translation = Translation3<Real>;
 use boxtree::{
-    Aabb, Filter, MeshTree, Obb, ObjectId, ObjectPair, PackedObb, PairSet, RayHit, Region, Scene,
-    SceneError, SceneHit, SceneMesh, SceneTriangle, Segment, SightOptions, Sphere, Threads,
-    TriMesh, TriangleId, Visibility,
+    Aabb, Filter, MeshTree, Obb, ObjectId, ObjectPair, PackedObb, PairSet, PointQuery, RayHit,
+    Region, Scene, SceneError, SceneHit, SceneMesh, ScenePoint, SceneTriangle, Segment,
+    SightOptions, Sphere, Threads, TriMesh, TriangleId, Visibility,
 };
 use common::{SplitMix, collected};
 use proptest::prelude::*;
@@ -1029,5 +1029,94 @@ fn segments_clipping_an_outermost_vertex_are_not_pruned_by_the_top_level() {
     assert!(
         hits > segments / 4,
         "only {hits} of {segments} clip a corner"
+    );
+}
+
+/// The nearest point over every object the filter accepts, each asked as a
+/// placed mesh: ties to the lower object id.
+fn closest_point_by_objects(
+    scene: &Scene,
+    query: PointQuery,
+    filter: &Filter,
+) -> Option<ScenePoint> {
+    let mut best: Option<ScenePoint> = None;
+    for id in scene.ids() {
+        if !filter.accepts(id, scene.layers(id).expect("live")) {
+            continue;
+        }
+        let pose = scene.pose(id).expect("live");
+        let found = match scene.mesh(id).expect("live") {
+            SceneMesh::Aabb(t) => t.placed(pose).closest_point(query),
+            SceneMesh::Obb(t) => t.placed(pose).closest_point(query),
+        };
+        if let Some(projection) = found
+            && best.is_none_or(|b| (projection.distance, id) < (b.projection.distance, b.object))
+        {
+            best = Some(ScenePoint {
+                object: id,
+                projection,
+            });
+        }
+    }
+    best
+}
+
+#[test]
+fn nearest_points_answer_as_every_object() {
+    let trees = trees(&meshes());
+    let mut scene = scene(&trees, 120, 41, |rng| random_pose(rng, 20.0));
+    let mut rng = SplitMix(42);
+    let filters = [
+        Filter::everything(),
+        Filter::layers(0b101),
+        Filter::everything().ignoring(scene.ids().step_by(3).collect::<Vec<_>>()),
+    ];
+    for round in 0..2 {
+        for k in 0..3_000 {
+            let p = rng.point(30.0);
+            let max_distance = if k % 3 == 0 {
+                rng.range(0.0, 3.0)
+            } else {
+                Real::INFINITY
+            };
+            let query = PointQuery::within(p, max_distance);
+            let filter = &filters[k % filters.len()];
+            assert_eq!(
+                scene.closest_point(query, filter),
+                closest_point_by_objects(&scene, query, filter),
+                "round {round} {query:?}"
+            );
+        }
+        // Moves (queries between them and `update`), a removal, an addition.
+        let ids: Vec<ObjectId> = scene.ids().collect();
+        for &id in ids.iter().step_by(5) {
+            scene.set_pose(id, random_pose(&mut rng, 20.0)).unwrap();
+        }
+        scene.remove(ids[7]).unwrap();
+        scene
+            .add(trees[0].clone(), random_pose(&mut rng, 20.0))
+            .unwrap();
+    }
+    assert_eq!(
+        scene.closest_point(Point::new(Real::NAN, 0.0, 0.0), &Filter::everything()),
+        None
+    );
+    // Copies at one spot tie at every point: the lowest id answers.
+    let mut copies = Scene::new();
+    let pose = random_pose(&mut rng, 2.0);
+    let ids: Vec<ObjectId> = (0..50)
+        .map(|_| copies.add(trees[1].clone(), pose).unwrap())
+        .collect();
+    copies.update();
+    for _ in 0..200 {
+        let p = rng.point(4.0);
+        let answer = copies
+            .closest_point(p, &Filter::everything())
+            .expect("near");
+        assert_eq!(answer.object, ids[0]);
+    }
+    assert_eq!(
+        Scene::new().closest_point(Point::origin(), &Filter::everything()),
+        None
     );
 }

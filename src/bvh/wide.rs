@@ -18,7 +18,7 @@ use crate::bvh::ray::EXIT_PADDING;
 use crate::bvh::{Bvh, NodeId, NodeKind, TraversalRay};
 use crate::math::Real;
 use crate::memory::copy_to_huge_pages;
-use crate::simd::{Isa, SlabInput};
+use crate::simd::{BoxDistanceInput, Isa, SlabInput};
 
 /// Marks a leaf child: the low bits are the first position in the leaf order.
 const LEAF: u32 = 1 << 31;
@@ -64,6 +64,17 @@ pub enum WideChild {
     },
     /// Nothing.
     Empty,
+}
+
+/// What [`WideNode::point_distances`] tells of a node's children.
+#[derive(Clone, Copy, Debug)]
+pub struct PointDistances<const W: usize> {
+    /// Squared distance from the point to each child box.
+    pub squared: [Real; W],
+    /// Bit mask of the children within the reach asked for.
+    pub within: u32,
+    /// The child with the least distance (the first of equals).
+    pub nearest: usize,
 }
 
 /// The `W`-wide form of an AABB tree. The root is node 0.
@@ -139,24 +150,59 @@ impl<const W: usize> WideNode<W> {
     }
 
     /// Squared distances from `p` to the child boxes (0 inside, infinite
-    /// for unused lanes), as one vectorised loop: a nearest-point
-    /// descent's eight box tests (Arvo 1990, per axis the excess beyond
-    /// the slab).
+    /// for unused lanes), which of them lie within `reach_squared`, and the
+    /// nearest child (the first of equals): a nearest-point descent's box
+    /// tests on the instruction set `isa` (8 lanes; other widths through
+    /// the portable form's loops).
     #[must_use]
     #[inline(always)]
-    pub fn point_distances_squared(&self, p: &crate::math::Point) -> [Real; W] {
-        let mut d2 = [0.0; W];
+    pub(crate) fn point_distances_on<I: Isa>(
+        &self,
+        isa: I,
+        p: &crate::math::Point,
+        reach_squared: Real,
+    ) -> PointDistances<W> {
+        let rows = |side: usize| -> Option<[&[Real; 8]; 3]> {
+            let row = |axis: usize| self.bounds[side][axis].as_slice().try_into().ok();
+            Some([row(0)?, row(1)?, row(2)?])
+        };
+        if let (Some(min), Some(max)) = (rows(0), rows(1)) {
+            let found = isa.box_distances8(&BoxDistanceInput {
+                min,
+                max,
+                point: [p.x, p.y, p.z],
+                reach_squared,
+            });
+            let mut squared = [Real::INFINITY; W];
+            squared[..8].copy_from_slice(&found.squared);
+            return PointDistances {
+                squared,
+                within: found.within,
+                nearest: found.least.trailing_zeros() as usize % W,
+            };
+        }
+        let mut squared = [0.0; W];
         for axis in 0..3 {
             let (lo, hi) = (&self.bounds[0][axis], &self.bounds[1][axis]);
-            let c = p[axis];
             for lane in 0..W {
-                let (below, above) = (lo[lane] - c, c - hi[lane]);
+                let (below, above) = (lo[lane] - p[axis], p[axis] - hi[lane]);
                 let out = if below > above { below } else { above };
                 let out = if out > 0.0 { out } else { 0.0 };
-                d2[lane] += out * out;
+                squared[lane] += out * out;
             }
         }
-        d2
+        let (mut within, mut nearest) = (0, 0);
+        for lane in 0..W {
+            within |= u32::from(squared[lane] <= reach_squared) << lane;
+            if squared[lane] < squared[nearest] {
+                nearest = lane;
+            }
+        }
+        PointDistances {
+            squared,
+            within,
+            nearest,
+        }
     }
 
     /// The union of the child boxes: this node's own box.
@@ -190,6 +236,17 @@ impl<const W: usize> WideNode<W> {
             lanes |= (self.child[lane] >> 31) << lane;
         }
         lanes
+    }
+
+    /// [`WideNode::leaf_lanes`] on the instruction set `isa` (one mask
+    /// instruction for eight lanes).
+    #[must_use]
+    #[inline(always)]
+    pub(crate) fn leaf_lanes_on<I: Isa>(&self, isa: I) -> u32 {
+        match <&[u32; 8]>::try_from(self.child.as_slice()) {
+            Ok(eight) => isa.top_bits8(eight),
+            Err(_) => self.leaf_lanes(),
+        }
     }
 
     /// `(first, count)` of a leaf child `lane` (meaningless for others).

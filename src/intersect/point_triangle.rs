@@ -52,6 +52,7 @@ impl TriangleClosestPoint {
 /// point of the segment or point they span. With NaN or infinite input the
 /// result is unspecified (it may contain NaN), but the call does not panic.
 #[must_use]
+#[inline(always)]
 pub fn closest_point_on_triangle(p: &Point, tri: &Triangle) -> TriangleClosestPoint {
     let (a, b, c) = (tri.a, tri.b, tri.c);
     let ab = b - a;
@@ -131,6 +132,7 @@ fn ratio(num: Real, den: Real) -> Real {
 
 /// The nearest of the three edge points, or the projection onto the plane
 /// when it falls inside the triangle and is nearer still.
+#[inline(never)]
 fn closest_point_robust(p: &Point, tri: &Triangle, n: &Vector, nn: Real) -> TriangleClosestPoint {
     // Edge ab, bc, ca with the barycentric weights of each end.
     let ab = closest_on_segment(p, &tri.a, &tri.b);

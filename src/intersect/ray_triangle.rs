@@ -537,6 +537,13 @@ fn max4(a: &Lanes, b: &Lanes) -> Lanes {
     std::array::from_fn(|i| if a[i] > b[i] { a[i] } else { b[i] })
 }
 
+/// The minimum of lanes 0 to 2 (the fourth holds no vertex).
+#[inline(always)]
+fn min3(v: &Lanes) -> Real {
+    let m = if v[0] < v[1] { v[0] } else { v[1] };
+    if m < v[2] { m } else { v[2] }
+}
+
 /// The maximum of lanes 0 to 2 (the fourth holds no vertex).
 #[inline(always)]
 fn max3(v: &Lanes) -> Real {
@@ -620,6 +627,20 @@ impl TriangleLanes {
     #[inline(always)]
     pub(crate) fn fourth_lanes(&self) -> [Real; 3] {
         [self.x[3], self.y[3], self.z[3]]
+    }
+
+    /// Squared distance from `p` to the triangle's bounding box: a lower
+    /// bound of its distance that nearest-point descents test before the
+    /// exact closest point (Arvo 1990).
+    #[must_use]
+    #[inline(always)]
+    pub(crate) fn box_distance_squared(&self, p: &Point) -> Real {
+        let axis = |lanes: &Lanes, c: Real| {
+            let (below, above) = (min3(lanes) - c, c - max3(lanes));
+            let out = if below > above { below } else { above };
+            if out > 0.0 { out * out } else { 0.0 }
+        };
+        axis(&self.x, p.x) + axis(&self.y, p.y) + axis(&self.z, p.z)
     }
 
     /// The triangle back in vertex form.

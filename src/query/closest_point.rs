@@ -12,7 +12,8 @@
 //! triangle id whatever the tree's shape.
 
 use crate::bvh::{
-    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, WideLayout, set_bits, stack_items,
+    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, WideChild, WideLayout, set_bits,
+    stack_items,
 };
 use crate::intersect::closest_point_on_triangle;
 use crate::math::{Point, Real, is_finite_point};
@@ -20,7 +21,7 @@ use crate::mesh::TriangleId;
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::frame::LocalFrame;
 use crate::query::mesh_tree::{MeshTree, PlacedMesh};
-use crate::simd::{Avx2, avx2_fn};
+use crate::simd::{Avx2, Baseline, Isa, avx2_fn};
 
 /// A nearest-point question: the point, and the largest distance of
 /// interest (nothing farther is searched; `Real::INFINITY` for none).
@@ -152,7 +153,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         if let Some(wide) = self.wide() {
             return match Avx2::detect() {
                 Some(avx2) => nearest_wide_avx2(avx2, self, wide, &query),
-                None => self.nearest_wide(wide, &query),
+                None => self.nearest_wide(Baseline::default(), wide, &query),
             };
         }
         self.nearest_binary(&query)
@@ -173,6 +174,18 @@ impl<V: BoundingVolume> MeshTree<V> {
                 *answer = self.closest_point(PointQuery::within(*p, max_distance));
             }
         });
+    }
+
+    /// Offers the leaf's triangles to `nearest`, each first tested by the
+    /// distance to its own box (cheaper than the exact closest point, and
+    /// enough to skip most triangles of a leaf once a near one is known).
+    #[inline(always)]
+    fn nearest_in_leaf(&self, p: &Point, first: u32, count: u32, nearest: &mut Nearest) {
+        for lanes in self.leaf_ray_triangles(first, count) {
+            if lanes.box_distance_squared(p) <= nearest.reach_squared {
+                nearest.offer(p, &lanes.triangle(), lanes.id());
+            }
+        }
     }
 
     /// The nearest-first descent on the binary tree (any volume).
@@ -216,10 +229,7 @@ impl<V: BoundingVolume> MeshTree<V> {
                         continue;
                     }
                     NodeKind::Leaf { first, count } => {
-                        for k in first as usize..(first + count) as usize {
-                            let (tri, triangle) = self.leaf_triangle(k);
-                            nearest.offer(p, &tri, triangle);
-                        }
+                        self.nearest_in_leaf(p, first, count, &mut nearest);
                     }
                 }
             }
@@ -233,7 +243,12 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// The nearest-first descent on the 8-wide layout: a node's children,
     /// leaves and inner nodes alike, in order of distance.
     #[inline(always)]
-    fn nearest_wide(&self, wide: &WideLayout, query: &PointQuery) -> Option<PointProjection> {
+    fn nearest_wide<I: Isa>(
+        &self,
+        isa: I,
+        wide: &WideLayout,
+        query: &PointQuery,
+    ) -> Option<PointProjection> {
         if !wide.fits_array_stack() {
             return self.nearest_binary(query);
         }
@@ -243,48 +258,57 @@ impl<V: BoundingVolume> MeshTree<V> {
         let mut items = stack_items();
         // (wide node, 0, d²) or (first leaf position, count ≥ 1, d²).
         let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
+        // A dive to the nearest leaf first, pushing nothing: its triangles
+        // bound the search before any sibling is looked at, so the full
+        // descent below keeps few of them (the dived leaf is not tested again).
+        let mut dived = u32::MAX;
+        let mut at = 0u32;
+        while dived == u32::MAX {
+            let node = &nodes[at as usize];
+            let lane = node.point_distances_on(isa, p, Real::INFINITY).nearest;
+            match node.child(lane) {
+                WideChild::Node(child) => at = child,
+                WideChild::Leaf { first, count } => {
+                    self.nearest_in_leaf(p, first, count, &mut nearest);
+                    dived = first;
+                }
+                WideChild::Empty => break,
+            }
+        }
         let mut current = (0u32, 0u32, 0.0);
         loop {
             let (at, count, d2) = current;
             if d2 <= nearest.reach_squared {
                 if count == 0 {
                     let node = &nodes[at as usize];
-                    let distances = node.point_distances_squared(p);
-                    let mut near = 0u32;
-                    for (lane, &d) in distances.iter().enumerate() {
-                        near |= u32::from(d <= nearest.reach_squared) << lane;
-                    }
-                    let leaves = node.leaf_lanes();
-                    // Nearest first: insertion into a fixed array.
-                    let mut lanes = [(0.0, 0u32, 0u32); 8];
-                    let mut n = 0;
-                    for lane in set_bits(u64::from(near)) {
-                        let child = if leaves >> lane & 1 != 0 {
-                            let (first, count) = node.leaf_range(lane);
-                            (distances[lane], first, count)
-                        } else {
-                            (distances[lane], node.inner_child(lane), 0)
-                        };
-                        let mut k = n;
-                        while k > 0 && lanes[k - 1].0 > child.0 {
-                            lanes[k] = lanes[k - 1];
-                            k -= 1;
+                    let distances = node.point_distances_on(isa, p, nearest.reach_squared);
+                    let near = distances.within;
+                    if near == 0 {
+                        match stack.pop() {
+                            Some(next) => current = next,
+                            None => return nearest.answer(),
                         }
-                        lanes[k] = child;
-                        n += 1;
-                    }
-                    if let Some((&(d, at, count), farther)) = lanes[..n].split_first() {
-                        for &(d, at, count) in farther.iter().rev() {
-                            stack.push((at, count, d));
-                        }
-                        current = (at, count, d);
                         continue;
                     }
-                } else {
-                    for k in at as usize..(at + count) as usize {
-                        let (tri, triangle) = self.leaf_triangle(k);
-                        nearest.offer(p, &tri, triangle);
+                    let leaves = node.leaf_lanes_on(isa);
+                    let child = |lane: usize| {
+                        if leaves >> lane & 1 != 0 {
+                            let (first, count) = node.leaf_range(lane);
+                            (first, count, distances.squared[lane])
+                        } else {
+                            (node.inner_child(lane), 0, distances.squared[lane])
+                        }
+                    };
+                    // The nearest child next; the others wait on the stack
+                    // with their distances, checked again when popped.
+                    let nearest_lane = distances.nearest;
+                    for lane in set_bits(u64::from(near & !(1 << nearest_lane))) {
+                        stack.push(child(lane));
                     }
+                    current = child(nearest_lane);
+                    continue;
+                } else if at != dived {
+                    self.nearest_in_leaf(p, at, count, &mut nearest);
                 }
             }
             match stack.pop() {
@@ -304,8 +328,7 @@ avx2_fn! {
         wide: &WideLayout,
         query: &PointQuery,
     ) -> Option<PointProjection> {
-        let _ = avx2;
-        tree.nearest_wide(wide, query)
+        tree.nearest_wide(avx2, wide, query)
     }
 }
 

@@ -19,6 +19,7 @@
 //! only. Build a scaled copy of the mesh (`TriMesh::new` on scaled
 //! vertices) and place that tree instead.
 
+mod closest_point;
 mod filter;
 #[cfg(feature = "gltf")]
 mod load_gltf;
@@ -30,6 +31,7 @@ mod top_tree;
 
 use std::fmt;
 
+pub use closest_point::ScenePoint;
 pub use filter::Filter;
 #[cfg(feature = "gltf")]
 pub use load_gltf::{GltfError, GltfScene};

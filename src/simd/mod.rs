@@ -49,10 +49,35 @@ pub(crate) struct Slab8 {
     pub(crate) at_ends: u32,
 }
 
+/// Squared distances from a point to eight child boxes: per axis, the
+/// boxes' minima and maxima, the point, and the reach a descent keeps.
+pub(crate) struct BoxDistanceInput<'a> {
+    pub(crate) min: [&'a [Real; 8]; 3],
+    pub(crate) max: [&'a [Real; 8]; 3],
+    pub(crate) point: [Real; 3],
+    pub(crate) reach_squared: Real,
+}
+
+/// Eight box distances (Arvo 1990: per axis the excess beyond the slab,
+/// squared and summed; 0 inside, infinite for unused lanes), the mask of
+/// those within the reach, and the mask of those at the least distance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct BoxDistances8 {
+    pub(crate) squared: [Real; 8],
+    pub(crate) within: u32,
+    pub(crate) least: u32,
+}
+
 /// An instruction set the raycast kernels can run on.
 pub(crate) trait Isa: Copy {
     /// The slab test of eight boxes (see [`Slab8`]).
     fn slab8(self, input: &SlabInput<'_>) -> Slab8;
+
+    /// The distances from a point to eight boxes (see [`BoxDistances8`]).
+    fn box_distances8(self, input: &BoxDistanceInput<'_>) -> BoxDistances8;
+
+    /// Bit `i` set when word `i` has its top bit set (`movmskps`).
+    fn top_bits8(self, words: &[u32; 8]) -> u32;
 }
 
 /// Plain Rust the compiler vectorises as it can: every target.
@@ -67,6 +92,16 @@ impl Isa for Portable {
     #[inline(always)]
     fn slab8(self, input: &SlabInput<'_>) -> Slab8 {
         portable::slab8(input)
+    }
+
+    #[inline(always)]
+    fn box_distances8(self, input: &BoxDistanceInput<'_>) -> BoxDistances8 {
+        portable::box_distances8(input)
+    }
+
+    #[inline(always)]
+    fn top_bits8(self, words: &[u32; 8]) -> u32 {
+        portable::top_bits8(words)
     }
 }
 
@@ -109,6 +144,26 @@ impl Isa for Avx2 {
         }
         #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
         portable::slab8(input)
+    }
+
+    #[inline(always)]
+    fn box_distances8(self, input: &BoxDistanceInput<'_>) -> BoxDistances8 {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        {
+            x86::box_distances8_avx(self, input)
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+        portable::box_distances8(input)
+    }
+
+    #[inline(always)]
+    fn top_bits8(self, words: &[u32; 8]) -> u32 {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        {
+            x86::top_bits8_avx(self, words)
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+        portable::top_bits8(words)
     }
 }
 
@@ -258,6 +313,48 @@ mod tests {
                     assert_eq!(avx2.slab8(&input), expected, "seed {seed}");
                 }
                 checked += 1;
+            }
+        }
+        assert!(checked > 5000);
+    }
+
+    #[test]
+    fn box_distances_and_top_bits_answer_as_the_portable_ones() {
+        let mut checked = 0;
+        for seed in 1..2000u64 {
+            let (mut bounds, point, _) = rows_and_ray(seed);
+            // Unused lanes (empty boxes) and ties of distance.
+            if seed % 3 == 0 {
+                let [low, high] = &mut bounds;
+                for (lo, hi) in low.iter_mut().zip(high.iter_mut()) {
+                    lo[seed as usize % 8] = Real::INFINITY;
+                    hi[seed as usize % 8] = Real::NEG_INFINITY;
+                }
+            }
+            for reach_squared in [0.0, 1.0, 16.0, Real::INFINITY] {
+                let input = BoxDistanceInput {
+                    min: std::array::from_fn(|axis| &bounds[0][axis]),
+                    max: std::array::from_fn(|axis| &bounds[1][axis]),
+                    point,
+                    reach_squared,
+                };
+                let expected = Portable.box_distances8(&input);
+                assert_eq!(
+                    Baseline::default().box_distances8(&input),
+                    expected,
+                    "seed {seed}"
+                );
+                if let Some(avx2) = Avx2::detect() {
+                    assert_eq!(avx2.box_distances8(&input), expected, "seed {seed}");
+                }
+                assert_ne!(expected.least, 0);
+                checked += 1;
+            }
+            let words: [u32; 8] = std::array::from_fn(|i| (seed as u32).rotate_left(i as u32 * 5));
+            let expected = Portable.top_bits8(&words);
+            assert_eq!(Baseline::default().top_bits8(&words), expected);
+            if let Some(avx2) = Avx2::detect() {
+                assert_eq!(avx2.top_bits8(&words), expected);
             }
         }
         assert!(checked > 5000);

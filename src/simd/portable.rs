@@ -6,7 +6,7 @@
 //! it, on every target (and on x86-64 with the `portable` feature). The
 //! x86-64 forms must answer exactly as these.
 
-use super::{Slab8, SlabInput};
+use super::{BoxDistanceInput, BoxDistances8, Slab8, SlabInput};
 use crate::math::Real;
 
 /// `a < b ? a : b` per lane, as `minps` computes it (NaN keeps `b`).
@@ -83,4 +83,45 @@ pub(super) fn bins4(
         let clamped = min(max(x, 0.0), last);
         clamped as i32 as usize
     })
+}
+
+/// See [`super::Isa::box_distances8`].
+#[inline(always)]
+pub(super) fn box_distances8(input: &BoxDistanceInput<'_>) -> BoxDistances8 {
+    let mut squared = [0.0; 8];
+    for axis in 0..3 {
+        let c = input.point[axis];
+        let rows = input.min[axis].iter().zip(input.max[axis]);
+        for (sum, (lo, hi)) in squared.iter_mut().zip(rows) {
+            let out = max(max(lo - c, c - hi), 0.0);
+            *sum += out * out;
+        }
+    }
+    // The least distance by halving, as the vector forms reduce it.
+    let mut least = squared;
+    for width in [4, 2, 1] {
+        for lane in 0..width {
+            least[lane] = min(least[lane + width], least[lane]);
+        }
+    }
+    let (mut within, mut at_least) = (0, 0);
+    for (lane, &d) in squared.iter().enumerate() {
+        within |= u32::from(d <= input.reach_squared) << lane;
+        at_least |= u32::from(d == least[0]) << lane;
+    }
+    BoxDistances8 {
+        squared,
+        within,
+        least: at_least,
+    }
+}
+
+/// See [`super::Isa::top_bits8`].
+#[inline(always)]
+pub(super) fn top_bits8(words: &[u32; 8]) -> u32 {
+    let mut bits = 0;
+    for (i, w) in words.iter().enumerate() {
+        bits |= (w >> 31) << i;
+    }
+    bits
 }

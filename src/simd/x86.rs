@@ -3,14 +3,16 @@
 //! with the target feature enabled the intrinsics themselves are safe.
 
 use std::arch::x86_64::{
-    __m128, __m128i, __m256, _CMP_GE_OQ, _CMP_LE_OQ, _MM_HINT_T0, _mm_add_ps, _mm_cmpge_ps,
-    _mm_cmple_ps, _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps, _mm_movemask_ps, _mm_mul_ps, _mm_or_ps,
-    _mm_prefetch, _mm_set1_ps, _mm_setzero_ps, _mm_sub_ps, _mm256_cmp_ps, _mm256_max_ps,
-    _mm256_min_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_set1_ps, _mm256_sub_ps,
+    __m128, __m128i, __m256, _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_LE_OQ, _MM_HINT_T0, _mm_add_ps,
+    _mm_cmpge_ps, _mm_cmple_ps, _mm_cvtss_f32, _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps,
+    _mm_movehl_ps, _mm_movemask_ps, _mm_mul_ps, _mm_or_ps, _mm_prefetch, _mm_set1_ps,
+    _mm_setzero_ps, _mm_shuffle_ps, _mm_sub_ps, _mm256_add_ps, _mm256_castps256_ps128,
+    _mm256_cmp_ps, _mm256_extractf128_ps, _mm256_max_ps, _mm256_min_ps, _mm256_movemask_ps,
+    _mm256_mul_ps, _mm256_or_ps, _mm256_set1_ps, _mm256_setzero_ps, _mm256_sub_ps,
 };
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::{Isa, Slab8, SlabInput};
+use super::{BoxDistanceInput, BoxDistances8, Isa, Slab8, SlabInput, avx2_fn};
 use crate::math::Real;
 
 /// 0: not checked yet; 1: no; 2: yes.
@@ -65,6 +67,16 @@ impl Isa for Sse2 {
     #[inline(always)]
     fn slab8(self, input: &SlabInput<'_>) -> Slab8 {
         slab8_sse(input)
+    }
+
+    #[inline(always)]
+    fn box_distances8(self, input: &BoxDistanceInput<'_>) -> BoxDistances8 {
+        super::portable::box_distances8(input)
+    }
+
+    #[inline(always)]
+    fn top_bits8(self, words: &[u32; 8]) -> u32 {
+        super::portable::top_bits8(words)
     }
 }
 
@@ -195,4 +207,41 @@ pub(super) fn prefetch_lines(start: *const i8, lines: usize) -> () {
         _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(64 * line));
     }
 }
+}
+
+avx2_fn! {
+    /// [`super::Isa::box_distances8`] in one AVX register per row: the
+    /// excess per axis, squared and summed in the portable form's order,
+    /// the least distance by the same halving, and two compare masks.
+    pub(super) fn box_distances8_avx[](avx2: Avx2, input: &BoxDistanceInput<'_>) -> BoxDistances8 {
+        let _ = avx2;
+        let lanes = |row: &[Real; 8]| -> __m256 { bytemuck::cast(*row) };
+        let mut squared = _mm256_setzero_ps();
+        for axis in 0..3 {
+            let c = _mm256_set1_ps(input.point[axis]);
+            let below = _mm256_sub_ps(lanes(input.min[axis]), c);
+            let above = _mm256_sub_ps(c, lanes(input.max[axis]));
+            let out = _mm256_max_ps(_mm256_max_ps(below, above), _mm256_setzero_ps());
+            squared = _mm256_add_ps(squared, _mm256_mul_ps(out, out));
+        }
+        // Halving: lanes 0-3 against 4-7, then 0-1 against 2-3, then 0 against 1.
+        let half = _mm_min_ps(_mm256_extractf128_ps::<1>(squared), _mm256_castps256_ps128(squared));
+        let quarter = _mm_min_ps(_mm_movehl_ps(half, half), half);
+        let least = _mm_min_ps(_mm_shuffle_ps::<0b01>(quarter, quarter), quarter);
+        let least = _mm256_set1_ps(_mm_cvtss_f32(least));
+        let reach = _mm256_set1_ps(input.reach_squared);
+        BoxDistances8 {
+            squared: bytemuck::cast(squared),
+            within: _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(squared, reach)) as u32,
+            least: _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(squared, least)) as u32,
+        }
+    }
+}
+
+avx2_fn! {
+    /// [`super::Isa::top_bits8`]: the sign bits of eight lanes, one `vmovmskps`.
+    pub(super) fn top_bits8_avx[](avx2: Avx2, words: &[u32; 8]) -> u32 {
+        let _ = avx2;
+        _mm256_movemask_ps(bytemuck::cast::<[u32; 8], __m256>(*words)) as u32
+    }
 }

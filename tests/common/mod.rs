@@ -50,6 +50,9 @@ pub fn isometry(extent: Real) -> impl Strategy<Value = Isometry> {
 #[allow(unused_imports)]
 pub use splitmix::SplitMix;
 
+#[allow(dead_code)]
+pub mod bands;
+
 /// A mesh from `tests/data` (origins in `tests/data/README.md`), by file name.
 pub fn data_mesh(file: &str) -> TriMesh {
     TriMesh::load(format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR")))

@@ -1,0 +1,170 @@
+//! The point of a scene nearest a query point: the top level descended
+//! nearest first by the distance to each object's world box, each candidate
+//! object asked in its own frame for its nearest point within the best
+//! distance so far (plus the rounding slack, so that ties reach the rule).
+
+use crate::bvh::{ArrayStack, TraversalStack, Visit, stack_items};
+use crate::math::{Point, Real, is_finite_point};
+use crate::query::{PointProjection, PointQuery};
+use crate::scene::object::Object;
+use crate::scene::top_tree::{REMOVED, TopTree};
+use crate::scene::{Filter, ObjectId, Scene, with_tree};
+use crate::simd::Baseline;
+
+/// The point of a scene nearest a query point: the object, and the
+/// projection on its mesh (point in world space, triangle of that mesh).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScenePoint {
+    /// The object the point lies on.
+    pub object: ObjectId,
+    /// The nearest point (world space), its distance, triangle and barycentrics.
+    pub projection: PointProjection,
+}
+
+impl ScenePoint {
+    /// The order of answers: by distance, ties to the lower object id.
+    fn precedes(&self, other: &ScenePoint) -> bool {
+        (self.projection.distance, self.object) < (other.projection.distance, other.object)
+    }
+}
+
+impl Scene {
+    /// The point nearest `query`'s point on the objects the filter accepts,
+    /// within the query's maximum distance; ties at the same distance go
+    /// to the lower object id. `None` for an empty scene, nothing within
+    /// reach, or a NaN or infinite point (see [`crate::MeshTree::closest_point`]).
+    #[must_use]
+    pub fn closest_point(
+        &self,
+        query: impl Into<PointQuery>,
+        filter: &Filter,
+    ) -> Option<ScenePoint> {
+        let query = query.into();
+        if !is_finite_point(&query.point) || !(query.max_distance >= 0.0) {
+            return None;
+        }
+        let p = query.point;
+        // Object distances are rounded in their own frames: keep boxes and
+        // objects up to the best distance plus a slack of the coordinates.
+        let slack = 64.0 * Real::EPSILON * (p.coords.amax() + self.coordinate_scale());
+        let mut best: Option<ScenePoint> = None;
+        let reach = |best: &Option<ScenePoint>| {
+            best.map_or(query.max_distance, |b| b.projection.distance)
+                .min(query.max_distance)
+                + slack
+        };
+        let offer = |index: u32, object: &Object, best: &mut Option<ScenePoint>| {
+            let id = ObjectId(index);
+            if !filter.accepts(id, object.layers) {
+                return;
+            }
+            let limit = reach(best).min(query.max_distance);
+            let local = PointQuery::within(p, limit);
+            let pose = object.pose;
+            let found = with_tree!(&object.mesh, tree => tree.placed(pose).closest_point(local));
+            if let Some(projection) = found {
+                let candidate = ScenePoint {
+                    object: id,
+                    projection,
+                };
+                if best.is_none_or(|b| candidate.precedes(&b)) {
+                    *best = Some(candidate);
+                }
+            }
+        };
+        for &index in self.unindexed() {
+            let object = self.objects_table()[index as usize].as_ref().expect("live");
+            let d = object.world_box.distance_squared(&p).sqrt();
+            if d <= reach(&best) {
+                offer(index, object, &mut best);
+            }
+        }
+        let Some(top) = self.top() else {
+            return best;
+        };
+        if !top.wide.fits_array_stack() {
+            // A top level too deep for the fixed stack: unordered, each
+            // object still checked against the best so far.
+            let within = reach(&None);
+            self.visit_objects(
+                |b: &crate::bounding_volume::Aabb| b.distance_squared(&p).sqrt() <= within,
+                |index, object| {
+                    if object.world_box.distance_squared(&p).sqrt() <= reach(&best) {
+                        offer(index, object, &mut best);
+                    }
+                    Visit::Continue
+                },
+            );
+            return best;
+        }
+        descend(self, top, &p, &mut best, reach, offer);
+        best
+    }
+}
+
+/// The nearest-first descent of the top level (leaves and nodes alike in
+/// order of box distance).
+fn descend(
+    scene: &Scene,
+    top: &TopTree,
+    p: &Point,
+    best: &mut Option<ScenePoint>,
+    reach: impl Fn(&Option<ScenePoint>) -> Real,
+    mut offer: impl FnMut(u32, &Object, &mut Option<ScenePoint>),
+) {
+    let nodes = top.wide.nodes();
+    let mut items = stack_items();
+    // (wide node, 0, distance) or (first leaf position, count ≥ 1, distance).
+    let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
+    let mut current = (0u32, 0u32, 0.0);
+    loop {
+        let (at, count, d) = current;
+        if d <= reach(best) {
+            if count == 0 {
+                let node = &nodes[at as usize];
+                let r = reach(best);
+                let distances = node.point_distances_on(Baseline::default(), p, r * r);
+                let leaves = node.leaf_lanes();
+                let mut lanes = [(0.0, 0u32, 0u32); 8];
+                let mut n = 0;
+                for lane in crate::bvh::set_bits(u64::from(distances.within)) {
+                    let d = distances.squared[lane].sqrt();
+                    let child = if leaves >> lane & 1 != 0 {
+                        let (first, count) = node.leaf_range(lane);
+                        (d, first, count)
+                    } else {
+                        (d, node.inner_child(lane), 0)
+                    };
+                    let mut k = n;
+                    while k > 0 && lanes[k - 1].0 > child.0 {
+                        lanes[k] = lanes[k - 1];
+                        k -= 1;
+                    }
+                    lanes[k] = child;
+                    n += 1;
+                }
+                if let Some((&(d, at, count), farther)) = lanes[..n].split_first() {
+                    for &(d, at, count) in farther.iter().rev() {
+                        stack.push((at, count, d));
+                    }
+                    current = (at, count, d);
+                    continue;
+                }
+            } else {
+                for &m in &top.members[at as usize..(at + count) as usize] {
+                    if m == REMOVED {
+                        continue;
+                    }
+                    let object = scene.objects_table()[m as usize].as_ref().expect("live");
+                    if count == 1 || object.world_box.distance_squared(p).sqrt() <= reach(best) {
+                        offer(m, object, best);
+                    }
+                }
+            }
+        }
+        match stack.pop() {
+            Some(next) => current = next,
+            None => return,
+        }
+    }
+}
