@@ -4,6 +4,9 @@
 //! `partitioning::Bvh` over instance boxes with shared `TriMesh`es, and
 //! beside one flattened `MeshTree` of the same world.
 //!
+//! With `--features fcl` the field also runs in FCL 0.7 (`benches/fcl`):
+//! its dynamic AABB tree manager over shared `BVHModel<OBBRSS>`es.
+//!
 //! Run with `cargo bench --bench scene`. Each configuration prints a
 //! `scene` line with criterion's median per query (or per frame) and the
 //! ratio to parry3d; criterion records the same runs.
@@ -11,6 +14,8 @@
 mod common;
 #[cfg(feature = "embree")]
 mod embree;
+#[cfg(feature = "fcl")]
+mod fcl;
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -431,8 +436,12 @@ fn bench_field(c: &mut Criterion) {
     let mut rng = SplitMix(10_000);
     let mut scene = Scene::new();
     let mut ids = Vec::new();
+    #[cfg(feature = "fcl")]
+    let mut placements: Vec<(usize, Isometry)> = Vec::new();
     for k in 0..10_000usize {
         let pose = Isometry::from_parts(Translation::from(rng.vector(-30.0, 30.0)), rng.rotation());
+        #[cfg(feature = "fcl")]
+        placements.push((k % meshes.len(), pose));
         ids.push(
             scene
                 .add(SceneMesh::Obb(meshes[k % meshes.len()].clone()), pose)
@@ -456,6 +465,39 @@ fn bench_field(c: &mut Criterion) {
         "scene field: 10000 objects, {} overlapping pairs in the first frame",
         pairs.len()
     );
+    #[cfg(feature = "fcl")]
+    let (mut fcl_field, mut fcl_moving) = {
+        let tri_meshes: Vec<&TriMesh> = meshes.iter().map(|m| m.mesh()).collect();
+        let start = std::time::Instant::now();
+        let mut field = fcl::Field::new(&tri_meshes, &placements);
+        let built = start.elapsed();
+        // Both worlds before any motion: the same pairs, object k being ids[k].
+        let index: std::collections::HashMap<ObjectId, u32> = ids
+            .iter()
+            .enumerate()
+            .map(|(k, &id)| (id, k as u32))
+            .collect();
+        let ours: std::collections::BTreeSet<(u32, u32)> = pairs
+            .iter()
+            .map(|p| {
+                let (a, b) = (index[&p.a], index[&p.b]);
+                (a.min(b), a.max(b))
+            })
+            .collect();
+        let theirs: std::collections::BTreeSet<(u32, u32)> =
+            field.all_pairs().into_iter().collect();
+        println!(
+            "scene field fcl: built in {:.1} ms (one build, not a criterion figure: {} BVHModel<OBBRSS>, DynamicAABBTreeCollisionManager); \
+             first frame {} pairs, {} only in boxtree, {} only in FCL",
+            built.as_secs_f64() * 1e3,
+            tri_meshes.len(),
+            theirs.len(),
+            ours.difference(&theirs).count(),
+            theirs.difference(&ours).count()
+        );
+        // FCL's own copy of the motion, so boxtree's frames stay as they were.
+        (field, moving.clone())
+    };
 
     let mut group = c.benchmark_group("scene/field");
     group.sample_size(SAMPLES);
@@ -478,6 +520,26 @@ fn bench_field(c: &mut Criterion) {
             ns / 1e6
         );
     }
+    #[cfg(feature = "fcl")]
+    if let Some(fcl_ns) = bench_items(
+        &mut group,
+        SAMPLES,
+        "fcl move 1000 + update",
+        1,
+        &mut || {
+            step_objects(&mut fcl_moving, |k, pose| fcl_field.set_pose(k, pose));
+            fcl_field.update();
+            0
+        },
+    ) {
+        println!(
+            "scene field fcl: move 1000 objects + update {:.3} ms per frame (update with the moved objects){}",
+            fcl_ns / 1e6,
+            fcl_ratio(update, fcl_ns)
+        );
+    }
+    #[cfg(feature = "fcl")]
+    let mut one_thread = None;
     for (label, threads) in [
         ("boxtree all pairs, one thread", Threads::Current),
         ("boxtree all pairs, all cores", Threads::All),
@@ -488,6 +550,23 @@ fn bench_field(c: &mut Criterion) {
                 .len()
         }) {
             println!("scene field {label}: {:.2} ms per frame", ns / 1e6);
+            #[cfg(feature = "fcl")]
+            if threads == Threads::Current {
+                one_thread = Some(ns);
+            }
+        }
+    }
+    #[cfg(feature = "fcl")]
+    {
+        let label = "fcl all pairs, one thread";
+        if let Some(fcl_ns) = bench_items(&mut group, SAMPLES, label, 1, &mut || {
+            fcl_field.pair_count()
+        }) {
+            println!(
+                "scene field {label}: {:.2} ms per frame (exact narrow phase, one contact){}",
+                fcl_ns / 1e6,
+                fcl_ratio(one_thread, fcl_ns)
+            );
         }
     }
     // A frame as a game runs it: 1,000 smooth moves, update, and the pairs
@@ -511,9 +590,28 @@ fn bench_field(c: &mut Criterion) {
     group.finish();
 }
 
+/// "; boxtree takes 0.50x FCL's time", when boxtree's row was measured.
+#[cfg(feature = "fcl")]
+fn fcl_ratio(ours_ns: Option<f64>, fcl_ns: f64) -> String {
+    ours_ns
+        .map(|ours| format!("; boxtree takes {:.2}x FCL's time", ours / fcl_ns))
+        .unwrap_or_default()
+}
+
 /// One frame of motion: each moving object takes its step and turn,
 /// bouncing off the field's walls at ±30 m.
 fn move_objects(scene: &mut Scene, ids: &[ObjectId], moving: &mut [(Isometry, Vector, Rotation)]) {
+    step_objects(moving, |k, pose| {
+        scene.set_pose(ids[k], *pose).expect("live")
+    });
+}
+
+/// The motion of [`move_objects`], handing each moving object's new pose
+/// (by its index in `moving`) to `place`.
+fn step_objects(
+    moving: &mut [(Isometry, Vector, Rotation)],
+    mut place: impl FnMut(usize, &Isometry),
+) {
     for (k, (pose, step, turn)) in moving.iter_mut().enumerate() {
         let mut at = pose.translation.vector + *step;
         for axis in 0..3 {
@@ -523,7 +621,7 @@ fn move_objects(scene: &mut Scene, ids: &[ObjectId], moving: &mut [(Isometry, Ve
             }
         }
         *pose = Isometry::from_parts(Translation::from(at), *turn * pose.rotation);
-        scene.set_pose(ids[k], *pose).expect("live");
+        place(k, pose);
     }
 }
 

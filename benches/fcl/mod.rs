@@ -1,0 +1,147 @@
+//! FCL 0.7 beside boxtree in the benches (feature `fcl`, Debian's
+//! `libfcl-dev`): a field of mesh objects in double precision, one
+//! `BVHModel<OBBRSS>` per distinct mesh shared by its objects, under a
+//! `DynamicAABBTreeCollisionManager`. The C++ side is `shim.cpp`, compiled
+//! by the crate's `build.rs`; only what the benches call is bound.
+#![allow(unsafe_code, dead_code)]
+
+use std::ffi::c_void;
+
+use boxtree::TriMesh;
+use boxtree::math::Isometry;
+
+unsafe extern "C" {
+    fn fcl_field_new(
+        n_meshes: usize,
+        vertices: *const *const f32,
+        vertex_counts: *const usize,
+        triangles: *const *const u32,
+        triangle_counts: *const usize,
+        n_objects: usize,
+        object_mesh: *const u32,
+        poses: *const f64,
+    ) -> *mut c_void;
+    fn fcl_field_set_pose(field: *mut c_void, k: usize, pose: *const f64) -> i32;
+    fn fcl_field_update(field: *mut c_void) -> i32;
+    fn fcl_field_update_all(field: *mut c_void) -> i32;
+    fn fcl_field_all_pairs(field: *mut c_void, out: *mut u32, capacity: usize) -> i64;
+    fn fcl_field_free(field: *mut c_void);
+}
+
+/// A pose as the shim reads it: quaternion w, x, y, z, then translation.
+fn pose7(pose: &Isometry) -> [f64; 7] {
+    let q = pose.rotation.quaternion();
+    let t = pose.translation.vector;
+    [q.w, q.i, q.j, q.k, t.x, t.y, t.z].map(f64::from)
+}
+
+/// FCL's field: objects by index in the order given to [`Field::new`].
+pub struct Field {
+    field: *mut c_void,
+    objects: usize,
+}
+
+impl Field {
+    /// Builds the field: `meshes` once each, `objects` as (mesh, pose),
+    /// then the manager over all of them (`registerObjects` + `setup`).
+    pub fn new(meshes: &[&TriMesh], objects: &[(usize, Isometry)]) -> Field {
+        let vertices: Vec<Vec<f32>> = meshes
+            .iter()
+            .map(|m| m.vertices().iter().flat_map(|p| [p.x, p.y, p.z]).collect())
+            .collect();
+        let triangles: Vec<&[[u32; 3]]> = meshes.iter().map(|m| m.indices()).collect();
+        let vertex_pointers: Vec<*const f32> = vertices.iter().map(|v| v.as_ptr()).collect();
+        let vertex_counts: Vec<usize> = meshes.iter().map(|m| m.vertices().len()).collect();
+        let triangle_pointers: Vec<*const u32> =
+            triangles.iter().map(|t| t.as_ptr().cast()).collect();
+        let triangle_counts: Vec<usize> = triangles.iter().map(|t| t.len()).collect();
+        let object_mesh: Vec<u32> = objects
+            .iter()
+            .map(|(m, _)| {
+                assert!(*m < meshes.len(), "object of an unknown mesh");
+                *m as u32
+            })
+            .collect();
+        let poses: Vec<f64> = objects.iter().flat_map(|(_, p)| pose7(p)).collect();
+        // SAFETY: every array holds the counts passed beside it (vertices
+        // three floats each, triangles three indices each, poses seven
+        // doubles per object) and outlives the call; the shim copies them.
+        let field = unsafe {
+            fcl_field_new(
+                meshes.len(),
+                vertex_pointers.as_ptr(),
+                vertex_counts.as_ptr(),
+                triangle_pointers.as_ptr(),
+                triangle_counts.as_ptr(),
+                objects.len(),
+                object_mesh.as_ptr(),
+                poses.as_ptr(),
+            )
+        };
+        assert!(!field.is_null(), "FCL field");
+        Field {
+            field,
+            objects: objects.len(),
+        }
+    }
+
+    /// Moves object `k` (`setTransform` + `computeAABB`); the manager sees
+    /// it at the next [`Field::update`].
+    pub fn set_pose(&mut self, k: usize, pose: &Isometry) {
+        assert!(k < self.objects, "object {k} of {}", self.objects);
+        let pose = pose7(pose);
+        // SAFETY: the field is live and `pose` holds seven doubles.
+        let ok = unsafe { fcl_field_set_pose(self.field, k, pose.as_ptr()) };
+        assert!(ok != 0, "FCL set_pose");
+    }
+
+    /// The manager's update with the objects moved since the last one
+    /// (`DynamicAABBTreeCollisionManager::update(objects)`).
+    pub fn update(&mut self) {
+        // SAFETY: the field is live.
+        let ok = unsafe { fcl_field_update(self.field) };
+        assert!(ok != 0, "FCL update");
+    }
+
+    /// The manager's update of every leaf (`update()`: refit and rebalance).
+    pub fn update_all(&mut self) {
+        // SAFETY: the field is live.
+        let ok = unsafe { fcl_field_update_all(self.field) };
+        assert!(ok != 0, "FCL update");
+    }
+
+    /// How many pairs overlap (the manager's `collide` with `fcl::collide`
+    /// on each candidate), without copying them out.
+    pub fn pair_count(&mut self) -> usize {
+        // SAFETY: the field is live; a zero capacity writes nothing.
+        let n = unsafe { fcl_field_all_pairs(self.field, std::ptr::null_mut(), 0) };
+        usize::try_from(n).expect("FCL all pairs")
+    }
+
+    /// Every overlapping pair of object indices, lower first, sorted.
+    pub fn all_pairs(&mut self) -> Vec<(u32, u32)> {
+        let mut out: Vec<[u32; 2]> = Vec::new();
+        loop {
+            // SAFETY: the field is live and `out` has room for `capacity` pairs.
+            let n =
+                unsafe { fcl_field_all_pairs(self.field, out.as_mut_ptr().cast(), out.capacity()) };
+            let n = usize::try_from(n).expect("FCL all pairs");
+            if n <= out.capacity() {
+                // SAFETY: the shim wrote `n` pairs, within the capacity.
+                unsafe { out.set_len(n) };
+                break;
+            }
+            out.reserve(n);
+        }
+        let mut pairs: Vec<(u32, u32)> = out.iter().map(|&[a, b]| (a.min(b), a.max(b))).collect();
+        pairs.sort_unstable();
+        pairs
+    }
+}
+
+impl Drop for Field {
+    fn drop(&mut self) {
+        // SAFETY: made by `new`, freed once.
+        unsafe { fcl_field_free(self.field) };
+    }
+}
