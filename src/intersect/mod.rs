@@ -9,6 +9,7 @@ mod segment_aabb;
 mod segment_obb;
 mod sphere_box;
 mod triangle_box;
+mod triangle_distance;
 mod triangle_sphere;
 pub(crate) mod triangle_triangle;
 
@@ -22,5 +23,8 @@ pub use segment_aabb::{RayBoxHit, ray_aabb, segment_aabb, segment_overlaps_aabb}
 pub use segment_obb::{ray_obb, segment_obb, segment_overlaps_obb};
 pub use sphere_box::{sphere_overlaps_aabb, sphere_overlaps_obb};
 pub use triangle_box::{triangle_overlaps_aabb, triangle_overlaps_obb};
+pub use triangle_distance::{
+    SegmentClosestPoints, TriangleDistance, closest_points_segments, triangle_distance,
+};
 pub use triangle_sphere::triangle_overlaps_sphere;
 pub use triangle_triangle::triangles_overlap;

@@ -122,20 +122,20 @@ pub enum Contact {
 const PAD_ULPS: Real = 64.0;
 
 /// One pair query: both trees and B's frame in A's frame, prepared once.
-struct PairDescent<'q, A, B> {
-    a: &'q MeshTree<A>,
-    b: &'q MeshTree<B>,
+pub(crate) struct PairDescent<'q, A, B> {
+    pub(crate) a: &'q MeshTree<A>,
+    pub(crate) b: &'q MeshTree<B>,
     /// `R_ab`: B's axes in A's frame.
     rotation: Matrix,
     /// `T_ab`: B's origin in A's frame.
     translation: Vector,
     /// Added to A's half-extents in every box test.
-    pad: Real,
+    pub(crate) pad: Real,
 }
 
 /// What the descent does with a node pair.
 #[derive(Clone, Copy)]
-enum Step {
+pub(crate) enum Step {
     /// Both are leaves: test their triangles (leaf-order ranges).
     Leaves { a: (u32, u32), b: (u32, u32) },
     /// Split A's node into these children.
@@ -146,7 +146,7 @@ enum Step {
 
 impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
     /// The prepared query, or `None` when the relative pose is not finite.
-    fn new(a: &PlacedMesh<'q, A>, b: &PlacedMesh<'q, B>) -> Option<Self> {
+    pub(crate) fn new(a: &PlacedMesh<'q, A>, b: &PlacedMesh<'q, B>) -> Option<Self> {
         if !(is_finite_pose(&a.pose) && is_finite_pose(&b.pose)) {
             return None;
         }
@@ -179,13 +179,13 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
 
     /// A point of B's frame in A's frame: `R_ab · p + T_ab`.
     #[inline(always)]
-    fn b_to_a(&self, p: &Point) -> Point {
+    pub(crate) fn b_to_a(&self, p: &Point) -> Point {
         Point::from(self.rotation * p.coords + self.translation)
     }
 
     /// B's node box in A's mesh frame (identity axes skip their product).
     #[inline(always)]
-    fn box_b_in_a(&self, b: &Obb) -> Obb {
+    pub(crate) fn box_b_in_a(&self, b: &Obb) -> Obb {
         let axes = if b.axes == Matrix::identity() {
             self.rotation
         } else {
@@ -233,7 +233,7 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
     /// The descent rule: two leaves are tested; of an inner node and a leaf
     /// the inner node is split; of two inner nodes, see [`split_a_first`].
     #[inline(always)]
-    fn step(&self, id_a: NodeId, id_b: NodeId) -> Step {
+    pub(crate) fn step(&self, id_a: NodeId, id_b: NodeId) -> Step {
         let (node_a, node_b) = (self.a.bvh().node(id_a), self.b.bvh().node(id_b));
         match (node_a.kind(id_a), node_b.kind(id_b)) {
             (

@@ -1,0 +1,154 @@
+//! Closest points of two segments and of two triangles.
+//!
+//! Segments: Ericson, *Real-Time Collision Detection* §5.1.9 (the closest
+//! points of the two lines, clamped to the segments in turn), with the
+//! zero-length cases as points. Triangles: two triangles that do not
+//! intersect are nearest at a vertex of one and the face of the other, or
+//! at a pair of edges (Ericson §5.1.9, "closest points of two triangles"),
+//! so the answer is the best of six vertex–triangle and nine edge–edge
+//! candidates; triangles that intersect (the exact test of
+//! [`crate::intersect::triangles_overlap`]) are at distance 0, their common
+//! point found where an edge of one crosses the other.
+
+use crate::intersect::{closest_point_on_triangle, segment_triangle, triangles_overlap};
+use crate::math::{Point, Real};
+use crate::shape::{Segment, Triangle};
+
+/// The closest points of two segments `p1 q1` and `p2 q2`, and their
+/// parameters `s`, `t ∈ [0, 1]`: `c1 = p1 + s (q1 − p1)`, `c2 = p2 + t (q2 − p2)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SegmentClosestPoints {
+    /// The point of the first segment.
+    pub c1: Point,
+    /// The point of the second segment.
+    pub c2: Point,
+    /// Parameter of `c1` on the first segment.
+    pub s: Real,
+    /// Parameter of `c2` on the second segment.
+    pub t: Real,
+}
+
+/// The closest points of two segments (Ericson §5.1.9). Zero-length
+/// segments are points; parallel segments give one of the closest pairs.
+#[must_use]
+pub fn closest_points_segments(first: &Segment, second: &Segment) -> SegmentClosestPoints {
+    let (p1, p2) = (first.a, second.a);
+    let (d1, d2) = (first.b - p1, second.b - p2);
+    let r = p1 - p2;
+    let (a, e, f) = (d1.norm_squared(), d2.norm_squared(), d2.dot(&r));
+    let (s, t) = if a <= Real::MIN_POSITIVE && e <= Real::MIN_POSITIVE {
+        (0.0, 0.0)
+    } else if a <= Real::MIN_POSITIVE {
+        (0.0, (f / e).clamp(0.0, 1.0))
+    } else {
+        let c = d1.dot(&r);
+        if e <= Real::MIN_POSITIVE {
+            ((-c / a).clamp(0.0, 1.0), 0.0)
+        } else {
+            let b = d1.dot(&d2);
+            let denom = a * e - b * b;
+            // Parallel lines (denominator 0): any s will do; take 0.
+            let s = if denom > 0.0 {
+                ((b * f - c * e) / denom).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let t = (b * s + f) / e;
+            if t < 0.0 {
+                ((-c / a).clamp(0.0, 1.0), 0.0)
+            } else if t > 1.0 {
+                (((b - c) / a).clamp(0.0, 1.0), 1.0)
+            } else {
+                (s, t)
+            }
+        }
+    };
+    SegmentClosestPoints {
+        c1: p1 + d1 * s,
+        c2: p2 + d2 * t,
+        s,
+        t,
+    }
+}
+
+/// The closest points of two triangles and their distance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TriangleDistance {
+    /// The point of the first triangle.
+    pub p1: Point,
+    /// The point of the second triangle.
+    pub p2: Point,
+    /// `|p1 − p2|`, exactly 0 for triangles that intersect.
+    pub distance: Real,
+}
+
+/// The distance between two triangles and a closest pair of points.
+/// Degenerate triangles are the segment or point they span: at distance 0
+/// where such a segment crosses the other triangle. NaN input gives a
+/// distance that is not finite.
+#[must_use]
+pub fn triangle_distance(t1: &Triangle, t2: &Triangle) -> TriangleDistance {
+    let edges = |t: &Triangle| {
+        [
+            Segment::new(t.a, t.b),
+            Segment::new(t.b, t.c),
+            Segment::new(t.c, t.a),
+        ]
+    };
+    let (e1, e2) = (edges(t1), edges(t2));
+    let overlapping = triangles_overlap(t1, t2);
+    // The exact test leaves out degenerate triangles, but a needle through
+    // a face touches it: their edges are tried against the other too.
+    if overlapping || t1.is_degenerate() || t2.is_degenerate() {
+        // An edge of one crosses the other, unless the two are coplanar
+        // and one lies inside the other (then the candidates below find a
+        // vertex on the other's face).
+        for (edges, other) in [(&e1, t2), (&e2, t1)] {
+            for edge in edges {
+                if let Some(hit) = segment_triangle(edge, other) {
+                    let at = edge.a + (edge.b - edge.a) * hit.t;
+                    return TriangleDistance {
+                        p1: at,
+                        p2: at,
+                        distance: 0.0,
+                    };
+                }
+            }
+        }
+    }
+    let mut best = TriangleDistance {
+        p1: t1.a,
+        p2: t2.a,
+        distance: Real::INFINITY,
+    };
+    let mut offer = |p1: Point, p2: Point| {
+        let d = (p1 - p2).norm_squared();
+        if d < best.distance {
+            best = TriangleDistance {
+                p1,
+                p2,
+                distance: d,
+            };
+        }
+    };
+    for v in t1.vertices() {
+        offer(v, closest_point_on_triangle(&v, t2).point);
+    }
+    for v in t2.vertices() {
+        offer(closest_point_on_triangle(&v, t1).point, v);
+    }
+    for s1 in &e1 {
+        for s2 in &e2 {
+            let c = closest_points_segments(s1, s2);
+            offer(c.c1, c.c2);
+        }
+    }
+    TriangleDistance {
+        distance: if overlapping {
+            0.0
+        } else {
+            best.distance.sqrt()
+        },
+        ..best
+    }
+}

@@ -1,0 +1,379 @@
+//! Distance between placed meshes against two oracles: the brute force over
+//! every triangle pair with the crate's own `f32` triangle routine (which
+//! pins the descent: pruning, order, ties, for every tree kind) and an
+//! `f64` evaluation (which pins accuracy to `64 ε` of the coordinates).
+
+mod common;
+
+use boxtree::intersect::{triangle_distance, triangles_overlap};
+use boxtree::math::{Isometry, Point, Real, Vector};
+use boxtree::{Aabb, MeshDistance, MeshTree, PackedObb, Sphere, TriMesh, TriangleId, TrianglePair};
+use common::{SplitMix, data_mesh};
+
+const _: fn(&boxtree::Triangle, &boxtree::Triangle) -> bool = triangles_overlap;
+
+type P64 = [f64; 3];
+
+fn p64(p: &Point) -> P64 {
+    [f64::from(p.x), f64::from(p.y), f64::from(p.z)]
+}
+
+fn sub(a: P64, b: P64) -> P64 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn add_scaled(a: P64, d: P64, t: f64) -> P64 {
+    [a[0] + t * d[0], a[1] + t * d[1], a[2] + t * d[2]]
+}
+
+fn dot(a: P64, b: P64) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn cross(a: P64, b: P64) -> P64 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn norm(a: P64) -> f64 {
+    dot(a, a).sqrt()
+}
+
+fn point_segment(p: P64, a: P64, b: P64) -> f64 {
+    let ab = sub(b, a);
+    let len2 = dot(ab, ab);
+    let t = if len2 > 0.0 {
+        (dot(sub(p, a), ab) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    norm(sub(p, add_scaled(a, ab, t)))
+}
+
+fn point_triangle(p: P64, [a, b, c]: [P64; 3]) -> f64 {
+    let n = cross(sub(b, a), sub(c, a));
+    let edges = point_segment(p, a, b)
+        .min(point_segment(p, b, c))
+        .min(point_segment(p, c, a));
+    let nn = dot(n, n);
+    if nn > 0.0
+        && [(a, b), (b, c), (c, a)]
+            .iter()
+            .all(|&(u, v)| dot(cross(sub(v, u), sub(p, u)), n) >= 0.0)
+    {
+        return (dot(sub(p, a), n).abs() / nn.sqrt()).min(edges);
+    }
+    edges
+}
+
+/// Segment–segment distance in `f64`: the four endpoint-to-segment
+/// distances, and the interior stationary point when it lies inside both.
+fn segment_segment(p1: P64, q1: P64, p2: P64, q2: P64) -> f64 {
+    let (d1, d2, r) = (sub(q1, p1), sub(q2, p2), sub(p1, p2));
+    let (a, e, f) = (dot(d1, d1), dot(d2, d2), dot(d2, r));
+    let mut best = point_segment(p1, p2, q2)
+        .min(point_segment(q1, p2, q2))
+        .min(point_segment(p2, p1, q1))
+        .min(point_segment(q2, p1, q1));
+    if a > 0.0 && e > 0.0 {
+        let (b, c) = (dot(d1, d2), dot(d1, r));
+        let denom = a * e - b * b;
+        if denom > 0.0 {
+            let s = (b * f - c * e) / denom;
+            let t = (a * f - b * c) / denom;
+            if (0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&t) {
+                best = best.min(norm(sub(add_scaled(p1, d1, s), add_scaled(p2, d2, t))));
+            }
+        }
+    }
+    best
+}
+
+/// True when an edge of one triangle crosses the other (`f64`).
+fn edges_cross(t: [P64; 3], u: [P64; 3]) -> bool {
+    let n = cross(sub(u[1], u[0]), sub(u[2], u[0]));
+    if dot(n, n) == 0.0 {
+        return false;
+    }
+    (0..3).any(|i| {
+        let (a, b) = (t[i], t[(i + 1) % 3]);
+        let (da, db) = (dot(sub(a, u[0]), n), dot(sub(b, u[0]), n));
+        if da * db > 0.0 || da == db {
+            return false;
+        }
+        let x = add_scaled(a, sub(b, a), da / (da - db));
+        [(u[0], u[1]), (u[1], u[2]), (u[2], u[0])]
+            .iter()
+            .all(|&(p, q)| dot(cross(sub(q, p), sub(x, p)), n) >= 0.0)
+    })
+}
+
+fn triangle_triangle(t: [P64; 3], u: [P64; 3]) -> f64 {
+    if edges_cross(t, u) || edges_cross(u, t) {
+        return 0.0;
+    }
+    let mut best = f64::INFINITY;
+    for i in 0..3 {
+        best = best
+            .min(point_triangle(t[i], u))
+            .min(point_triangle(u[i], t));
+        for j in 0..3 {
+            best = best.min(segment_segment(t[i], t[(i + 1) % 3], u[j], u[(j + 1) % 3]));
+        }
+    }
+    best
+}
+
+/// The mesh's triangles in world space, in `f64`.
+fn world64(mesh: &TriMesh, pose: &Isometry) -> Vec<[P64; 3]> {
+    let pose = pose.cast::<f64>();
+    mesh.triangles()
+        .map(|t| {
+            [t.a, t.b, t.c].map(|v| {
+                let w = pose * v.cast::<f64>();
+                [w.x, w.y, w.z]
+            })
+        })
+        .collect()
+}
+
+fn oracle(a: &[[P64; 3]], b: &[[P64; 3]]) -> f64 {
+    let mut best = f64::INFINITY;
+    for t in a {
+        for u in b {
+            best = best.min(triangle_triangle(*t, *u));
+        }
+    }
+    best
+}
+
+/// The brute force with the crate's own routine, B moved into A's frame as
+/// the descent moves it (A placed at the identity, so `R_ab` is B's rotation).
+fn brute_force(a: &TriMesh, b: &TriMesh, pose_b: &Isometry) -> MeshDistance {
+    let rotation = *pose_b.rotation.to_rotation_matrix().matrix();
+    let moved = |p: &Point| Point::from(rotation * p.coords + pose_b.translation.vector);
+    let mut best: Option<MeshDistance> = None;
+    for (ib, tb) in b.triangles().enumerate() {
+        let tb = boxtree::Triangle::new(moved(&tb.a), moved(&tb.b), moved(&tb.c));
+        for (ia, ta) in a.triangles().enumerate() {
+            let found = triangle_distance(&ta, &tb);
+            let pair = TrianglePair {
+                a: TriangleId(ia as u32),
+                b: TriangleId(ib as u32),
+            };
+            let better = best.is_none_or(|b| {
+                found.distance < b.distance || (found.distance == b.distance && pair < b.triangles)
+            });
+            if better {
+                best = Some(MeshDistance {
+                    distance: found.distance,
+                    point_a: found.p1,
+                    point_b: found.p2,
+                    triangles: pair,
+                });
+            }
+        }
+    }
+    best.expect("non-empty meshes")
+}
+
+fn tolerance(scale: Real) -> f64 {
+    64.0 * f64::from(Real::EPSILON) * f64::from(scale)
+}
+
+fn pose(rng: &mut SplitMix, extent: Real) -> Isometry {
+    Isometry::from_parts(rng.vector(-extent, extent).into(), rng.rotation())
+}
+
+fn pairs() -> Vec<(&'static str, TriMesh, TriMesh)> {
+    vec![
+        (
+            "ball vs box",
+            TriMesh::icosphere(Point::new(0.2, 0.0, -0.1), 1.0, 1),
+            TriMesh::cuboid(Point::new(-0.5, -0.7, -0.3), Point::new(0.5, 0.7, 0.3)),
+        ),
+        (
+            "soup vs ball",
+            TriMesh::random_soup(60, 1.0, 0.6, 3),
+            TriMesh::icosphere(Point::origin(), 0.6, 1),
+        ),
+        (
+            "terrain vs soup",
+            TriMesh::terrain(6, 2.0, 0.5, 4),
+            TriMesh::random_soup(30, 0.5, 0.4, 9),
+        ),
+    ]
+}
+
+#[test]
+fn distances_answer_as_both_oracles_on_random_poses() {
+    let mut rng = SplitMix(11);
+    let mut touching = 0;
+    for (name, mesh_a, mesh_b) in pairs() {
+        let a = MeshTree::<Aabb>::new(mesh_a.clone());
+        let b = MeshTree::<Aabb>::new(mesh_b.clone());
+        let a_obb = MeshTree::<PackedObb>::new(mesh_a.clone());
+        let b_sphere = MeshTree::<Sphere>::new(mesh_b.clone());
+        let a64 = world64(&mesh_a, &Isometry::identity());
+        for k in 0..700 {
+            let pose_b = pose(&mut rng, if k % 2 == 0 { 1.5 } else { 4.0 });
+            let placed_a = a.placed(Isometry::identity());
+            let ours = placed_a.distance(&b.placed(pose_b)).expect("finite poses");
+            // Exactly the brute force, and the same from every tree kind.
+            assert_eq!(
+                ours,
+                brute_force(&mesh_a, &mesh_b, &pose_b),
+                "{name} {pose_b:?}"
+            );
+            let mixed = a_obb
+                .placed(Isometry::identity())
+                .distance(&b_sphere.placed(pose_b))
+                .expect("finite");
+            assert_eq!(mixed, ours, "{name} {pose_b:?}");
+            // Accurate: against f64, with the points on their triangles.
+            let b64 = world64(&mesh_b, &pose_b);
+            let scale = 8.0;
+            let tol = tolerance(scale);
+            let exact = oracle(&a64, &b64);
+            let got = f64::from(ours.distance);
+            assert!((got - exact).abs() <= tol, "{name}: {got} vs {exact}");
+            let on_a = point_triangle(p64(&ours.point_a), a64[ours.triangles.a.index()]);
+            let on_b = point_triangle(p64(&ours.point_b), b64[ours.triangles.b.index()]);
+            assert!(
+                on_a <= tol && on_b <= tol,
+                "{name}: points off their triangles"
+            );
+            let apart = f64::from((ours.point_a - ours.point_b).norm());
+            assert!(
+                (apart - got).abs() <= tol,
+                "{name}: points {apart} apart for {got}"
+            );
+            // Zero exactly when the surfaces touch.
+            let overlaps = placed_a.overlaps(&b.placed(pose_b));
+            assert_eq!(ours.distance == 0.0, overlaps, "{name} {pose_b:?}");
+            touching += usize::from(overlaps);
+        }
+    }
+    assert!(touching > 200, "only {touching} touching poses");
+}
+
+#[test]
+fn tolerance_queries_answer_as_the_distance() {
+    let mut rng = SplitMix(12);
+    for (name, mesh_a, mesh_b) in pairs() {
+        let a = MeshTree::<Aabb>::new(mesh_a);
+        let b = MeshTree::<PackedObb>::new(mesh_b);
+        for _ in 0..500 {
+            let (pose_a, pose_b) = (pose(&mut rng, 2.0), pose(&mut rng, 2.0));
+            let (pa, pb) = (a.placed(pose_a), b.placed(pose_b));
+            let d = pa.distance(&pb).expect("finite").distance;
+            assert!(pa.is_within(&pb, d), "{name}");
+            if d > 0.0 {
+                assert!(!pa.is_within(&pb, d.next_down()), "{name}");
+            }
+            let t = rng.range(0.0, 1.0);
+            assert_eq!(pa.is_within(&pb, t), d <= t, "{name}");
+        }
+    }
+}
+
+#[test]
+fn a_common_rigid_motion_keeps_the_distance() {
+    let mesh = data_mesh("bunny.obj");
+    let small = TriMesh::icosphere(Point::origin(), 0.02, 2);
+    let a = MeshTree::<Aabb>::new(mesh);
+    let b = MeshTree::<Aabb>::new(small);
+    let mut rng = SplitMix(13);
+    for _ in 0..200 {
+        let pose_b = Isometry::translation(
+            rng.range(-0.1, 0.1),
+            rng.range(0.0, 0.2),
+            rng.range(-0.1, 0.1),
+        );
+        let d = a
+            .placed(Isometry::identity())
+            .distance(&b.placed(pose_b))
+            .expect("finite");
+        let motion = pose(&mut rng, 100.0);
+        let moved = a
+            .placed(motion)
+            .distance(&b.placed(motion * pose_b))
+            .expect("finite");
+        assert!(
+            (moved.distance - d.distance).abs() <= 1e-4,
+            "{} vs {}",
+            moved.distance,
+            d.distance
+        );
+        assert!(
+            (moved.point_a - motion * d.point_a).norm() <= 1e-3 || moved.triangles != d.triangles
+        );
+    }
+}
+
+#[test]
+fn bad_input_gives_no_answer() {
+    let a = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 1.0, 1));
+    let b = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 1.0, 1));
+    let bad = Isometry::translation(Real::NAN, 0.0, 0.0);
+    let good = Isometry::translation(5.0, 0.0, 0.0);
+    assert_eq!(a.placed(bad).distance(&b.placed(good)), None);
+    assert_eq!(a.placed(good).distance(&b.placed(bad)), None);
+    assert!(!a.placed(bad).is_within(&b.placed(good), 10.0));
+    for t in [Real::NAN, -1.0] {
+        assert!(!a.placed(good).is_within(&b.placed(good), t));
+    }
+    // Containment without touching is a positive distance.
+    let inner = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 0.5, 1));
+    let d = a
+        .placed(good)
+        .distance(&inner.placed(good))
+        .expect("finite");
+    assert!(d.distance > 0.3, "{d:?}");
+    let _ = Vector::zeros();
+}
+
+#[test]
+fn segment_and_triangle_distances_answer_as_f64() {
+    use boxtree::Segment;
+    use boxtree::intersect::closest_points_segments;
+    let mut rng = SplitMix(14);
+    for k in 0..20_000 {
+        let p1 = rng.point(2.0);
+        // Zero-length, parallel and general segments.
+        let q1 = if k % 7 == 0 { p1 } else { rng.point(2.0) };
+        let p2 = rng.point(2.0);
+        let q2 = match k % 5 {
+            0 => p2,
+            1 => p2 + (q1 - p1) * rng.range(-2.0, 2.0),
+            _ => rng.point(2.0),
+        };
+        let c = closest_points_segments(&Segment::new(p1, q1), &Segment::new(p2, q2));
+        let exact = segment_segment(p64(&p1), p64(&q1), p64(&p2), p64(&q2));
+        let got = f64::from((c.c1 - c.c2).norm());
+        assert!(
+            (got - exact).abs() <= tolerance(8.0),
+            "{k}: {got} vs {exact}"
+        );
+        assert!((0.0..=1.0).contains(&c.s) && (0.0..=1.0).contains(&c.t));
+        let t1 = boxtree::Triangle::new(p1, q1, rng.point(2.0));
+        let t2 = boxtree::Triangle::new(p2, q2, rng.point(2.0));
+        let d = triangle_distance(&t1, &t2);
+        let exact = triangle_triangle(
+            [t1.a, t1.b, t1.c].map(|v| p64(&v)),
+            [t2.a, t2.b, t2.c].map(|v| p64(&v)),
+        );
+        assert!(
+            (f64::from(d.distance) - exact).abs() <= tolerance(8.0),
+            "{k}: {} vs {exact}",
+            d.distance
+        );
+        assert_eq!(
+            d.distance == 0.0,
+            triangles_overlap(&t1, &t2) || exact == 0.0 && d.distance == 0.0
+        );
+    }
+}
