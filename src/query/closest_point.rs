@@ -23,6 +23,10 @@ use crate::query::frame::LocalFrame;
 use crate::query::mesh_tree::{MeshTree, PlacedMesh};
 use crate::simd::{Avx2, Baseline, Isa, avx2_fn};
 
+/// Factor on the squared reach in the plane-distance pruning: a few ulps
+/// of relative rounding in the normal, the offset and their products.
+const PLANE_MARGIN: Real = 1.0 + 64.0 * Real::EPSILON;
+
 /// A nearest-point question: the point, and the largest distance of
 /// interest (nothing farther is searched; `Real::INFINITY` for none).
 /// Made from a point (`&p` or `p`) or with [`PointQuery::within`].
@@ -182,9 +186,20 @@ impl<V: BoundingVolume> MeshTree<V> {
     #[inline(always)]
     fn nearest_in_leaf(&self, p: &Point, first: u32, count: u32, nearest: &mut Nearest) {
         for lanes in self.leaf_ray_triangles(first, count) {
-            if lanes.box_distance_squared(p) <= nearest.reach_squared {
-                nearest.offer(p, &lanes.triangle(), lanes.id());
+            if lanes.box_distance_squared(p) > nearest.reach_squared {
+                continue;
             }
+            // The distance to the triangle's plane is a second lower bound,
+            // the one that prunes a surface point's neighbours: compared as
+            // `(n·(p − a))² > reach² |n|²` with a margin for its rounding
+            // (never true for a degenerate triangle's zero normal, nor NaN).
+            let tri = lanes.triangle();
+            let n = (tri.b - tri.a).cross(&(tri.c - tri.a));
+            let h = n.dot(&(p - tri.a));
+            if h * h > nearest.reach_squared * n.norm_squared() * PLANE_MARGIN {
+                continue;
+            }
+            nearest.offer(p, &tri, lanes.id());
         }
     }
 

@@ -17,13 +17,15 @@
 //! them against an `f64` brute force); boxes are compared with that much
 //! slack, so ties reach the rule (the lower pair of triangle ids).
 
-use crate::bounding_volume::Obb;
-use crate::bvh::{ArrayStack, BoundingVolume, NodeId, TraversalStack, stack_items};
+use smallvec::SmallVec;
+
+use crate::bounding_volume::{Aabb, Obb};
+use crate::bvh::{ArrayStack, BoundingVolume, NodeId, TraversalStack, Visit, stack_items};
 use crate::intersect::triangle_distance;
 use crate::math::{Point, Real};
 use crate::query::mesh_overlap::{PairDescent, Step};
-use crate::query::{PlacedMesh, TrianglePair};
-use crate::shape::Triangle;
+use crate::query::{OverlapStats, PlacedMesh, TrianglePair};
+use crate::shape::{Triangle, TriangleId};
 
 /// The nearest points of two placed meshes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,7 +36,8 @@ pub struct MeshDistance {
     pub point_a: Point,
     /// The nearest point of the second mesh (`other`), in world space.
     pub point_b: Point,
-    /// The triangles the points lie on (the lowest pair among equals).
+    /// The triangles the points lie on (the lowest pair among equals at a
+    /// positive distance; a touching pair at 0).
     pub triangles: TrianglePair,
 }
 
@@ -79,7 +82,9 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
                 .sum();
             gap = gap.max(offset.dot(&axis).abs() - b.half_extents[i] - reach_a);
         }
-        (gap - self.pad).max(0.0)
+        // The bounding spheres' gap, better where the boxes lie diagonally apart.
+        let spheres = offset.norm() - a.half_extents.norm() - b.half_extents.norm();
+        (gap.max(spheres) - self.pad).max(0.0)
     }
 
     /// The nearest triangle pair within `limit` (inclusive), in A's frame.
@@ -156,33 +161,57 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
         }
     }
 
-    /// Offers every triangle pair of two leaves (B's mapped into A's frame).
+    /// Offers every triangle pair of two leaves (B's mapped into A's frame),
+    /// each first tested by the gap between the two triangles' boxes.
     fn nearest_leaf_pair(
         &self,
         (first_a, count_a): (u32, u32),
         (first_b, count_b): (u32, u32),
         closest: &mut Closest,
     ) {
+        let mut moved: SmallVec<[(Triangle, Aabb, TriangleId); 8]> = SmallVec::new();
         for kb in first_b..first_b + count_b {
-            let (tri_b, id_b) = self.b.leaf_triangle(kb as usize);
-            let moved = Triangle::new(
-                self.b_to_a(&tri_b.a),
-                self.b_to_a(&tri_b.b),
-                self.b_to_a(&tri_b.c),
+            let (tri, id) = self.b.leaf_triangle(kb as usize);
+            let tri = Triangle::new(
+                self.b_to_a(&tri.a),
+                self.b_to_a(&tri.b),
+                self.b_to_a(&tri.c),
             );
-            for ka in first_a..first_a + count_a {
-                let (tri_a, id_a) = self.a.leaf_triangle(ka as usize);
-                let found = triangle_distance(&tri_a, &moved);
+            moved.push((tri, Aabb::from_points(&tri.vertices()), id));
+        }
+        for ka in first_a..first_a + count_a {
+            let (tri_a, id_a) = self.a.leaf_triangle(ka as usize);
+            let box_a = Aabb::from_points(&tri_a.vertices());
+            for (tri_b, box_b, id_b) in &moved {
+                let apart = (box_b.min - box_a.max).sup(&(box_a.min - box_b.max));
+                if apart.max() - self.pad > closest.reach {
+                    continue;
+                }
+                let found = triangle_distance(&tri_a, tri_b);
                 if found.distance <= closest.reach {
-                    closest.offer(
-                        found.distance,
-                        found.p1,
-                        found.p2,
-                        TrianglePair { a: id_a, b: id_b },
-                    );
+                    let pair = TrianglePair { a: id_a, b: *id_b };
+                    closest.offer(found.distance, found.p1, found.p2, pair);
                 }
             }
         }
+    }
+
+    /// The first touching pair of the overlap descent, as a distance of 0.
+    fn touching(&self) -> Option<(Real, Point, Point, TrianglePair)> {
+        let mut found = None;
+        self.run(&mut OverlapStats::default(), |pair| {
+            found = Some(pair);
+            Visit::Stop
+        });
+        let pair = found?;
+        let (tri_a, tri_b) = (self.a.triangle(pair.a), self.b.triangle(pair.b));
+        let moved = Triangle::new(
+            self.b_to_a(&tri_b.a),
+            self.b_to_a(&tri_b.b),
+            self.b_to_a(&tri_b.c),
+        );
+        let at = triangle_distance(&tri_a, &moved);
+        Some((0.0, at.p1, at.p2, pair))
     }
 }
 
@@ -193,11 +222,18 @@ impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
     /// is a positive distance (surfaces, not solids).
     ///
     /// Distances agree with an `f64` evaluation to a few ulps of the
-    /// coordinates involved; ties go to the lower triangle pair.
+    /// coordinates involved. Ties at a positive distance go to the lower
+    /// triangle pair; touching meshes answer with the pair
+    /// [`PlacedMesh::first_contact`] finds (picking the lowest would cost
+    /// what listing every contact with [`PlacedMesh::touching_pairs`] does).
     #[must_use]
     pub fn distance<B: BoundingVolume>(&self, other: &PlacedMesh<'q, B>) -> Option<MeshDistance> {
         let descent = PairDescent::new(self, other)?;
-        let (distance, p_a, p_b, triangles) = descent.nearest(Real::INFINITY, None).best?;
+        // Touching meshes: the overlap descent finds a pair fastest.
+        let (distance, p_a, p_b, triangles) = match descent.touching() {
+            Some(touching) => touching,
+            None => descent.nearest(Real::INFINITY, Some(0.0)).best?,
+        };
         Some(MeshDistance {
             distance,
             point_a: self.pose * p_a,

@@ -213,7 +213,7 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
 
     /// Runs the descent, calling `on_pair` for each touching pair until it
     /// returns [`Visit::Stop`]. Returns `true` when stopped.
-    fn run(
+    pub(crate) fn run(
         &self,
         stats: &mut OverlapStats,
         mut on_pair: impl FnMut(TrianglePair) -> Visit,
