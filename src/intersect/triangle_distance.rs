@@ -5,12 +5,12 @@
 //! zero-length cases as points. Triangles: two triangles that do not
 //! intersect are nearest at a vertex of one and the face of the other, or
 //! at a pair of edges (Ericson §5.1.9, "closest points of two triangles"),
-//! so the answer is the best of six vertex–triangle and nine edge–edge
-//! candidates; triangles that intersect (the exact test of
+//! so the answer is the best of the vertices whose projection falls inside
+//! the other face and the nine edge–edge candidates; triangles that intersect (the exact test of
 //! [`crate::intersect::triangles_overlap`]) are at distance 0, their common
 //! point found where an edge of one crosses the other.
 
-use crate::intersect::{closest_point_on_triangle, segment_triangle, triangles_overlap};
+use crate::intersect::{segment_triangle, triangles_overlap};
 use crate::math::{Point, Real};
 use crate::shape::{Segment, Triangle};
 
@@ -88,6 +88,19 @@ pub struct TriangleDistance {
 /// distance that is not finite.
 #[must_use]
 pub fn triangle_distance(t1: &Triangle, t2: &Triangle) -> TriangleDistance {
+    triangle_distance_knowing(t1, t2, triangles_overlap(t1, t2))
+}
+
+/// [`triangle_distance`] when the exact overlap test's answer is already
+/// known (`false` for triangles whose boxes are apart, or after an overlap
+/// query found no touching pair): the test is the routine's costliest part.
+#[must_use]
+#[inline]
+pub(crate) fn triangle_distance_knowing(
+    t1: &Triangle,
+    t2: &Triangle,
+    overlapping: bool,
+) -> TriangleDistance {
     let edges = |t: &Triangle| {
         [
             Segment::new(t.a, t.b),
@@ -96,7 +109,6 @@ pub fn triangle_distance(t1: &Triangle, t2: &Triangle) -> TriangleDistance {
         ]
     };
     let (e1, e2) = (edges(t1), edges(t2));
-    let overlapping = triangles_overlap(t1, t2);
     // The exact test leaves out degenerate triangles, but a needle through
     // a face touches it: their edges are tried against the other too.
     if overlapping || t1.is_degenerate() || t2.is_degenerate() {
@@ -131,11 +143,18 @@ pub fn triangle_distance(t1: &Triangle, t2: &Triangle) -> TriangleDistance {
             };
         }
     };
+    // A vertex whose nearest point on the other triangle lies on that
+    // triangle's boundary is no nearer than the best edge pair, so only
+    // projections falling inside the face are candidates.
     for v in t1.vertices() {
-        offer(v, closest_point_on_triangle(&v, t2).point);
+        if let Some(q) = face_projection(&v, t2) {
+            offer(v, q);
+        }
     }
     for v in t2.vertices() {
-        offer(closest_point_on_triangle(&v, t1).point, v);
+        if let Some(q) = face_projection(&v, t1) {
+            offer(q, v);
+        }
     }
     for s1 in &e1 {
         for s2 in &e2 {
@@ -151,4 +170,20 @@ pub fn triangle_distance(t1: &Triangle, t2: &Triangle) -> TriangleDistance {
         },
         ..best
     }
+}
+
+/// The projection of `p` onto the plane of `tri` when it falls inside the
+/// triangle (edges included), else `None`; `None` for a degenerate triangle.
+#[inline(always)]
+fn face_projection(p: &Point, tri: &Triangle) -> Option<Point> {
+    let n = (tri.b - tri.a).cross(&(tri.c - tri.a));
+    let nn = n.norm_squared();
+    if !(nn > 0.0) {
+        return None;
+    }
+    let q = p - n * (n.dot(&(p - tri.a)) / nn);
+    let inside = [(tri.a, tri.b), (tri.b, tri.c), (tri.c, tri.a)]
+        .iter()
+        .all(|(u, v)| (v - u).cross(&(q - u)).dot(&n) >= 0.0);
+    inside.then_some(q)
 }

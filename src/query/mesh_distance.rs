@@ -17,12 +17,16 @@
 //! them against an `f64` brute force); boxes are compared with that much
 //! slack, so ties reach the rule (the lower pair of triangle ids).
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use ordered_float::OrderedFloat;
 use smallvec::SmallVec;
 
 use crate::bounding_volume::{Aabb, Obb};
-use crate::bvh::{ArrayStack, BoundingVolume, NodeId, TraversalStack, Visit, stack_items};
-use crate::intersect::triangle_distance;
-use crate::math::{Point, Real};
+use crate::bvh::{BoundingVolume, NodeId, Visit};
+use crate::intersect::{triangle_distance, triangle_distance_knowing, triangles_overlap};
+use crate::math::{Point, Real, Vector};
 use crate::query::mesh_overlap::{PairDescent, Step};
 use crate::query::{OverlapStats, PlacedMesh, TrianglePair};
 use crate::shape::{Triangle, TriangleId};
@@ -47,6 +51,9 @@ struct Closest {
     /// Box pairs farther than this cannot hold a better pair.
     reach: Real,
     pad: Real,
+    /// No triangle pair crosses (an overlap query found none): the exact
+    /// crossing test can be skipped.
+    known_apart: bool,
 }
 
 impl Closest {
@@ -69,61 +76,53 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
     #[inline(always)]
     fn box_gap(&self, a: &Obb, b: &Obb) -> Real {
         let offset = b.center - a.center;
+        // B's axes and the offset in A's frame, as the separating-axis test
+        // has them: `R = Aᵀ B`, `t = Aᵀ offset`.
+        let r = a.axes.tr_mul(&b.axes);
+        let t = a.axes.tr_mul(&offset);
+        let abs = r.abs();
+        let (ha, hb) = (&a.half_extents, &b.half_extents);
         let mut gap: Real = 0.0;
         for i in 0..3 {
-            let axis = a.axes.column(i);
-            let reach_b: Real = (0..3)
-                .map(|j| b.half_extents[j] * b.axes.column(j).dot(&axis).abs())
-                .sum();
-            gap = gap.max(offset.dot(&axis).abs() - a.half_extents[i] - reach_b);
-            let axis = b.axes.column(i);
-            let reach_a: Real = (0..3)
-                .map(|j| a.half_extents[j] * a.axes.column(j).dot(&axis).abs())
-                .sum();
-            gap = gap.max(offset.dot(&axis).abs() - b.half_extents[i] - reach_a);
+            // A's axis i, then B's axis i (whose offset is `(Rᵀ t)_i`).
+            let reach_b = hb.dot(&abs.row(i).transpose());
+            gap = gap.max(t[i].abs() - ha[i] - reach_b);
+            let reach_a = ha.dot(&abs.column(i));
+            gap = gap.max(r.column(i).dot(&t).abs() - hb[i] - reach_a);
         }
         // The bounding spheres' gap, better where the boxes lie diagonally apart.
-        let spheres = offset.norm() - a.half_extents.norm() - b.half_extents.norm();
+        let spheres = offset.norm() - ha.norm() - hb.norm();
         (gap.max(spheres) - self.pad).max(0.0)
     }
 
     /// The nearest triangle pair within `limit` (inclusive), in A's frame.
     /// With `stop_within`, returns as soon as a pair within it is found.
-    fn nearest(&self, limit: Real, stop_within: Option<Real>) -> Closest {
-        let depth = (self.a.bvh().depth() + self.b.bvh().depth()) as usize + 2;
+    ///
+    /// Best first: the nearer child pair is taken at once, the other waits
+    /// in a heap ordered by its lower bound, and the search ends when the
+    /// least bound waiting exceeds the best distance (measured against a
+    /// depth-first stack: 132 against 81 µs a pose on FCL's env vs rob).
+    fn nearest(&self, limit: Real, stop_within: Option<Real>, known_apart: bool) -> Closest {
         let mut closest = Closest {
             best: None,
             reach: limit,
             pad: self.pad,
+            known_apart,
         };
-        if depth <= crate::bvh::ARRAY_STACK_DEPTH {
-            self.nearest_on(
-                &mut ArrayStack::new(&mut stack_items()),
-                &mut closest,
-                stop_within,
-            );
-        } else {
-            self.nearest_on(&mut Vec::new(), &mut closest, stop_within);
-        }
+        self.nearest_into(&mut closest, stop_within);
         closest
     }
 
-    #[inline(always)]
-    fn nearest_on(
-        &self,
-        stack: &mut impl TraversalStack<(NodeId, NodeId, Real)>,
-        closest: &mut Closest,
-        stop_within: Option<Real>,
-    ) {
+    fn nearest_into(&self, closest: &mut Closest, stop_within: Option<Real>) {
         let (tree_a, tree_b) = (self.a.bvh(), self.b.bvh());
         if tree_a.triangle_count() == 0 || tree_b.triangle_count() == 0 {
             return;
         }
-        let gap = |id_a: NodeId, id_b: NodeId| {
-            let b = self.box_b_in_a(&tree_b.node(id_b).volume.oriented_box());
-            self.box_gap(&tree_a.node(id_a).volume.oriented_box(), &b)
-        };
+        let box_a = |id: NodeId| tree_a.node(id).volume.oriented_box();
+        let box_b = |id: NodeId| self.box_b_in_a(&tree_b.node(id).volume.oriented_box());
+        let gap = |id_a: NodeId, id_b: NodeId| self.box_gap(&box_a(id_a), &box_b(id_b));
         let mut current = (NodeId::ROOT, NodeId::ROOT, gap(NodeId::ROOT, NodeId::ROOT));
+        let mut heap = BinaryHeap::new();
         loop {
             let (id_a, id_b, lower) = current;
             if lower <= closest.reach {
@@ -137,26 +136,40 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
                         }
                         None
                     }
-                    Step::SplitA { left, right } => Some([(left, id_b), (right, id_b)]),
-                    Step::SplitB { left, right } => Some([(id_a, left), (id_a, right)]),
+                    // The node that stays is put in A's frame once.
+                    Step::SplitA { left, right } => {
+                        let b = box_b(id_b);
+                        Some([
+                            ((left, id_b), self.box_gap(&box_a(left), &b)),
+                            ((right, id_b), self.box_gap(&box_a(right), &b)),
+                        ])
+                    }
+                    Step::SplitB { left, right } => {
+                        let a = box_a(id_a);
+                        Some([
+                            ((id_a, left), self.box_gap(&a, &box_b(left))),
+                            ((id_a, right), self.box_gap(&a, &box_b(right))),
+                        ])
+                    }
                 };
-                if let Some([first, second]) = children {
-                    let (g1, g2) = (gap(first.0, first.1), gap(second.0, second.1));
+                if let Some([(first, g1), (second, g2)]) = children {
                     let ((near, g_near), (far, g_far)) = if g1 <= g2 {
                         ((first, g1), (second, g2))
                     } else {
                         ((second, g2), (first, g1))
                     };
                     if g_far <= closest.reach {
-                        stack.push((far.0, far.1, g_far));
+                        heap.push(Reverse((OrderedFloat(g_far), far.0.0, far.1.0)));
                     }
                     current = (near.0, near.1, g_near);
                     continue;
                 }
             }
-            match stack.pop() {
-                Some(next) => current = next,
-                None => return,
+            match heap.pop() {
+                Some(Reverse((g, a, b))) if g.0 <= closest.reach => {
+                    current = (NodeId(a), NodeId(b), g.0);
+                }
+                _ => return,
             }
         }
     }
@@ -169,7 +182,7 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
         (first_b, count_b): (u32, u32),
         closest: &mut Closest,
     ) {
-        let mut moved: SmallVec<[(Triangle, Aabb, TriangleId); 8]> = SmallVec::new();
+        let mut moved: SmallVec<[(Triangle, Aabb, Vector, TriangleId); 8]> = SmallVec::new();
         for kb in first_b..first_b + count_b {
             let (tri, id) = self.b.leaf_triangle(kb as usize);
             let tri = Triangle::new(
@@ -177,17 +190,26 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
                 self.b_to_a(&tri.b),
                 self.b_to_a(&tri.c),
             );
-            moved.push((tri, Aabb::from_points(&tri.vertices()), id));
+            let normal = (tri.b - tri.a).cross(&(tri.c - tri.a));
+            moved.push((tri, Aabb::from_points(&tri.vertices()), normal, id));
         }
         for ka in first_a..first_a + count_a {
             let (tri_a, id_a) = self.a.leaf_triangle(ka as usize);
             let box_a = Aabb::from_points(&tri_a.vertices());
-            for (tri_b, box_b, id_b) in &moved {
+            let normal_a = (tri_a.b - tri_a.a).cross(&(tri_a.c - tri_a.a));
+            for (tri_b, box_b, normal_b, id_b) in &moved {
                 let apart = (box_b.min - box_a.max).sup(&(box_a.min - box_b.max));
-                if apart.max() - self.pad > closest.reach {
+                if apart.max() - self.pad > closest.reach
+                    || plane_gap(&tri_a, &normal_a, tri_b) > closest.reach + self.pad
+                    || plane_gap(tri_b, normal_b, &tri_a) > closest.reach + self.pad
+                {
                     continue;
                 }
-                let found = triangle_distance(&tri_a, tri_b);
+                // The pair is known not to cross when the overlap query
+                // found no touching pair, or when their boxes are apart.
+                let crossing =
+                    !closest.known_apart && apart.max() <= 0.0 && triangles_overlap(&tri_a, tri_b);
+                let found = triangle_distance_knowing(&tri_a, tri_b, crossing);
                 if found.distance <= closest.reach {
                     let pair = TrianglePair { a: id_a, b: *id_b };
                     closest.offer(found.distance, found.p1, found.p2, pair);
@@ -232,7 +254,7 @@ impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
         // Touching meshes: the overlap descent finds a pair fastest.
         let (distance, p_a, p_b, triangles) = match descent.touching() {
             Some(touching) => touching,
-            None => descent.nearest(Real::INFINITY, Some(0.0)).best?,
+            None => descent.nearest(Real::INFINITY, Some(0.0), true).best?,
         };
         Some(MeshDistance {
             distance,
@@ -252,7 +274,26 @@ impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
             return false;
         }
         PairDescent::new(self, other)
-            .and_then(|descent| descent.nearest(tolerance, Some(tolerance)).best)
+            .and_then(|descent| descent.nearest(tolerance, Some(tolerance), false).best)
             .is_some_and(|(d, ..)| d <= tolerance)
     }
+}
+
+/// How far `other` lies beyond the plane of `tri` (normal `n`, any length):
+/// the least distance of its vertices to the plane when all lie on one
+/// side, else 0; a lower bound of the two triangles' distance (0 for a
+/// degenerate `tri`, whose normal is zero, and for NaN).
+#[inline(always)]
+fn plane_gap(tri: &Triangle, n: &Vector, other: &Triangle) -> Real {
+    let side = |p: &Point| n.dot(&(p - tri.a));
+    let (a, b, c) = (side(&other.a), side(&other.b), side(&other.c));
+    let least = if a > 0.0 && b > 0.0 && c > 0.0 {
+        a.min(b).min(c)
+    } else if a < 0.0 && b < 0.0 && c < 0.0 {
+        -(a.max(b).max(c))
+    } else {
+        return 0.0;
+    };
+    let length = n.norm();
+    if length > 0.0 { least / length } else { 0.0 }
 }
