@@ -13,6 +13,7 @@ pub(crate) mod raycast;
 mod raycast_stream;
 mod raycast_wide;
 mod region;
+mod signed_distance;
 
 pub use batch::Threads;
 pub use closest_point::{PointProjection, PointQuery};
@@ -22,3 +23,4 @@ pub use mesh_overlap::{Contact, OverlapStats, TrianglePair, Which};
 pub use mesh_tree::{MeshTree, PlacedMesh};
 pub use raycast::RayHit;
 pub use region::Region;
+pub use signed_distance::{ClosedMesh, SignedDistance, SurfaceError};

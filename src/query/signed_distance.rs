@@ -1,0 +1,205 @@
+//! Signed distance and the inside test for closed meshes.
+//!
+//! A point lies inside a closed, consistently oriented surface exactly when
+//! its offset from its nearest surface point points against the
+//! angle-weighted pseudo-normal of the feature (face, edge or vertex) that
+//! nearest point lies on (Bærentzen & Aanæs, "Signed Distance Computation
+//! Using the Angle Weighted Pseudonormal", IEEE TVCG 2005). A face's
+//! pseudo-normal is its normal, an edge's the sum of its two faces' unit
+//! normals, a vertex's the sum of its faces' unit normals weighted by their
+//! angles at it. Where the sign is undefined (a boundary edge, an edge of
+//! three faces, two faces running the same way along an edge) the surface
+//! is refused when it is prepared, with the offending edge named.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::bvh::BoundingVolume;
+use crate::math::{Real, Vector};
+use crate::query::{MeshTree, PointProjection, PointQuery};
+
+/// Why a mesh has no inside: the first edge (as vertex indices) that is
+/// not shared by exactly two triangles running opposite ways.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SurfaceError {
+    /// An edge of one triangle only: the surface has a hole there.
+    OpenEdge {
+        /// The edge's vertices.
+        edge: [u32; 2],
+    },
+    /// An edge of three or more triangles.
+    NonManifoldEdge {
+        /// The edge's vertices.
+        edge: [u32; 2],
+        /// How many triangles share it.
+        triangles: u32,
+    },
+    /// Two triangles run the same way along a shared edge: their normals
+    /// disagree about which side is out.
+    InconsistentOrientation {
+        /// The edge's vertices.
+        edge: [u32; 2],
+    },
+}
+
+impl fmt::Display for SurfaceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SurfaceError::OpenEdge { edge } => {
+                write!(
+                    f,
+                    "the edge {}-{} belongs to one triangle only (the surface is open)",
+                    edge[0], edge[1]
+                )
+            }
+            SurfaceError::NonManifoldEdge { edge, triangles } => write!(
+                f,
+                "the edge {}-{} belongs to {triangles} triangles (not a manifold)",
+                edge[0], edge[1]
+            ),
+            SurfaceError::InconsistentOrientation { edge } => write!(
+                f,
+                "the two triangles at edge {}-{} are oriented alike (inside and outside disagree)",
+                edge[0], edge[1]
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SurfaceError {}
+
+/// A point's signed distance from a closed surface: negative inside.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SignedDistance {
+    /// The distance, negative for points inside; 0 on the surface.
+    pub signed: Real,
+    /// The nearest surface point, its triangle and weights.
+    pub projection: PointProjection,
+}
+
+/// A mesh tree whose surface is closed and consistently oriented, with the
+/// pseudo-normals its signed distances need (about 48 bytes per triangle).
+#[derive(Clone, Debug)]
+pub struct ClosedMesh<'a, V> {
+    tree: &'a MeshTree<V>,
+    /// Per triangle: the face normal, then the pseudo-normals of its edges
+    /// `ab`, `bc`, `ca`.
+    faces: Vec<[Vector; 4]>,
+    /// Per vertex: the angle-weighted pseudo-normal.
+    vertices: Vec<Vector>,
+}
+
+impl<V: BoundingVolume> MeshTree<V> {
+    /// The closed surface of this mesh, ready for signed distances and
+    /// inside tests, or the first edge that makes it open, non-manifold or
+    /// inconsistently oriented. Topology is by vertex index: a triangle
+    /// soup whose copies of a vertex are not merged is open.
+    pub fn closed(&self) -> Result<ClosedMesh<'_, V>, SurfaceError> {
+        let mesh = self.mesh();
+        let indices = mesh.indices();
+        // Every undirected edge: its triangles' directed uses, +1 for a→b
+        // with a < b, −1 for the other way, and how many.
+        let mut edges: HashMap<(u32, u32), (i32, u32)> = HashMap::with_capacity(indices.len() * 2);
+        for t in indices {
+            for k in 0..3 {
+                let (a, b) = (t[k], t[(k + 1) % 3]);
+                let entry = edges.entry((a.min(b), a.max(b))).or_insert((0, 0));
+                entry.0 += if a < b { 1 } else { -1 };
+                entry.1 += 1;
+            }
+        }
+        let mut sorted: Vec<_> = edges.iter().collect();
+        sorted.sort_unstable_by_key(|(edge, _)| **edge);
+        for (&(a, b), &(direction, count)) in sorted {
+            let edge = [a, b];
+            match count {
+                1 => return Err(SurfaceError::OpenEdge { edge }),
+                2 if direction != 0 => return Err(SurfaceError::InconsistentOrientation { edge }),
+                2 => {}
+                triangles => return Err(SurfaceError::NonManifoldEdge { edge, triangles }),
+            }
+        }
+        let unit = |v: Vector| v.try_normalize(0.0).unwrap_or_else(Vector::zeros);
+        let face_normals: Vec<Vector> = mesh.triangles().map(|t| unit(t.scaled_normal())).collect();
+        let mut edge_sums: HashMap<(u32, u32), Vector> = HashMap::with_capacity(edges.len());
+        let mut vertices = vec![Vector::zeros(); mesh.vertices().len()];
+        for (t, n) in indices.iter().zip(&face_normals) {
+            let corners = t.map(|i| mesh.vertices()[i as usize]);
+            for k in 0..3 {
+                let (a, b) = (t[k], t[(k + 1) % 3]);
+                *edge_sums
+                    .entry((a.min(b), a.max(b)))
+                    .or_insert_with(Vector::zeros) += n;
+                // The angle at corner k.
+                let p = corners[k];
+                let (e1, e2) = (corners[(k + 1) % 3] - p, corners[(k + 2) % 3] - p);
+                let angle = e1.angle(&e2);
+                if angle.is_finite() {
+                    vertices[t[k] as usize] += n * angle;
+                }
+            }
+        }
+        let faces = indices
+            .iter()
+            .zip(&face_normals)
+            .map(|(t, n)| {
+                let edge = |k: usize| {
+                    let (a, b) = (t[k], t[(k + 1) % 3]);
+                    edge_sums[&(a.min(b), a.max(b))]
+                };
+                [*n, edge(0), edge(1), edge(2)]
+            })
+            .collect();
+        Ok(ClosedMesh {
+            tree: self,
+            faces,
+            vertices,
+        })
+    }
+}
+
+impl<V: BoundingVolume> ClosedMesh<'_, V> {
+    /// The signed distance of `query`'s point (negative inside, 0 on the
+    /// surface) with its nearest surface point; `None` as for
+    /// [`MeshTree::closest_point`] (NaN input, nothing within the maximum).
+    #[must_use]
+    pub fn signed_distance(&self, query: impl Into<PointQuery>) -> Option<SignedDistance> {
+        let query = query.into();
+        let projection = self.tree.closest_point(query)?;
+        let normal = self.pseudo_normal(&projection);
+        let outward = normal.dot(&(query.point - projection.point));
+        let signed = if outward < 0.0 {
+            -projection.distance
+        } else {
+            projection.distance
+        };
+        Some(SignedDistance { signed, projection })
+    }
+
+    /// True when the point lies inside the closed surface or on it; false
+    /// for NaN or infinite input.
+    #[must_use]
+    pub fn contains(&self, point: &crate::math::Point) -> bool {
+        self.signed_distance(point).is_some_and(|d| d.signed <= 0.0)
+    }
+
+    /// The pseudo-normal of the feature the nearest point lies on: a
+    /// vertex where two weights are 0, an edge where one is, else the face.
+    fn pseudo_normal(&self, p: &PointProjection) -> Vector {
+        let t = p.triangle.index();
+        let [face, ab, bc, ca] = self.faces[t];
+        let corners = self.tree.mesh().indices()[t];
+        // Weights: w of a, u of b, v of c.
+        match (p.w == 0.0, p.u == 0.0, p.v == 0.0) {
+            (false, false, false) => face,
+            (true, false, false) => bc,
+            (false, true, false) => ca,
+            (false, false, true) => ab,
+            (false, true, true) => self.vertices[corners[0] as usize],
+            (true, false, true) => self.vertices[corners[1] as usize],
+            (true, true, false) => self.vertices[corners[2] as usize],
+            (true, true, true) => face,
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! Signed distances and inside tests against the generalised winding
+//! number in `f64` (Jacobson et al. 2013: ±1 inside a closed surface, 0
+//! outside), on convex and bumpy (non-convex) closed meshes, with points
+//! near faces, edges and vertices; and the refusal of surfaces without an
+//! inside.
+
+mod common;
+
+use boxtree::math::{Point, Real, Vector};
+use boxtree::{Aabb, MeshTree, PackedObb, PointQuery, SurfaceError, TriMesh};
+use common::SplitMix;
+use common::bands::points_in_band;
+
+/// The generalised winding number of `mesh` at `p`, in `f64`: the summed
+/// solid angles of its triangles (Van Oosterom & Strackee 1983) over 4π.
+fn winding_number(mesh: &TriMesh, p: &Point) -> f64 {
+    let p = p.cast::<f64>();
+    let mut total = 0.0;
+    for t in mesh.triangles() {
+        let [a, b, c] = [t.a, t.b, t.c].map(|v| v.cast::<f64>() - p);
+        let (la, lb, lc) = (a.norm(), b.norm(), c.norm());
+        let numerator = a.dot(&b.cross(&c));
+        let denominator = la * lb * lc + a.dot(&b) * lc + b.dot(&c) * la + c.dot(&a) * lb;
+        total += 2.0 * numerator.atan2(denominator);
+    }
+    total / (4.0 * std::f64::consts::PI)
+}
+
+/// An icosphere whose vertices are pushed in and out: closed and
+/// non-convex, with concave edges and vertices.
+fn bumpy_ball() -> TriMesh {
+    let ball = TriMesh::icosphere(Point::new(0.3, -0.2, 0.1), 1.0, 3);
+    let centre = Vector::new(0.3, -0.2, 0.1);
+    let vertices = ball
+        .vertices()
+        .iter()
+        .map(|v| {
+            let d = v.coords - centre;
+            let bump = 1.0 + 0.25 * (5.0 * d.x).sin() * (4.0 * d.y).cos() + 0.1 * (7.0 * d.z).sin();
+            Point::from(centre + d * bump)
+        })
+        .collect();
+    TriMesh::new(vertices, ball.indices().to_vec()).expect("valid")
+}
+
+/// A coarse icosphere with every other vertex pulled halfway in: sharp
+/// concave edges and vertices, where a face's normal alone gives the
+/// wrong sign.
+fn spiky_ball() -> TriMesh {
+    let ball = TriMesh::icosphere(Point::origin(), 1.0, 1);
+    let vertices = ball
+        .vertices()
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if i % 2 == 0 {
+                *v
+            } else {
+                Point::from(v.coords * 0.45)
+            }
+        })
+        .collect();
+    TriMesh::new(vertices, ball.indices().to_vec()).expect("valid")
+}
+
+fn closed_meshes() -> Vec<(&'static str, TriMesh)> {
+    vec![
+        ("spiky ball", spiky_ball()),
+        ("icosphere", TriMesh::icosphere(Point::origin(), 2.0, 2)),
+        (
+            "cuboid",
+            TriMesh::cuboid(Point::new(-1.0, -0.5, 0.0), Point::new(2.0, 0.5, 0.25)),
+        ),
+        ("bumpy ball", bumpy_ball()),
+    ]
+}
+
+#[test]
+fn signs_agree_with_the_winding_number_near_and_far() {
+    for (name, mesh) in closed_meshes() {
+        let tree = MeshTree::<Aabb>::new(mesh.clone());
+        let obb = MeshTree::<PackedObb>::new(mesh.clone());
+        let closed = tree.closed().expect("closed");
+        let closed_obb = obb.closed().expect("closed");
+        let diagonal = mesh.aabb().half_extents().norm() * 2.0;
+        let mut rng = SplitMix(21);
+        let mut points: Vec<Point> = (1..4)
+            .flat_map(|band| points_in_band(&mesh, 1_500, 30 + band as u64, band))
+            .collect();
+        // Around every vertex and edge midpoint, where the nearest point
+        // is a vertex or an edge and the pseudo-normal decides.
+        for t in mesh.triangles() {
+            for q in [t.a, Point::from((t.a.coords + t.b.coords) * 0.5)] {
+                for _ in 0..4 {
+                    points.push(q + rng.vector(-1.0, 1.0) * diagonal * 0.03);
+                }
+            }
+        }
+        points.extend(
+            (0..1_500).map(|_| mesh.aabb().center() + rng.vector(-1.0, 1.0) * diagonal * 0.6),
+        );
+        let (mut inside, mut checked) = (0, 0);
+        for p in &points {
+            let d = closed.signed_distance(p).expect("finite");
+            assert_eq!(
+                d.signed.abs(),
+                tree.closest_point(p).expect("finite").distance
+            );
+            assert_eq!(closed_obb.signed_distance(p), Some(d), "{name}");
+            // Away from the surface (beyond rounding), the sign is the solid's.
+            if d.signed.abs() > 1e-4 * diagonal {
+                let w = winding_number(&mesh, p);
+                assert_eq!(
+                    d.signed < 0.0,
+                    w.abs() > 0.5,
+                    "{name} {p:?}: {d:?}, winding {w}"
+                );
+                assert_eq!(closed.contains(p), d.signed < 0.0);
+                inside += usize::from(d.signed < 0.0);
+                checked += 1;
+            }
+        }
+        assert!(
+            inside > checked / 5 && inside < checked * 4 / 5,
+            "{name}: {inside} of {checked}"
+        );
+    }
+}
+
+#[test]
+fn points_on_vertices_edges_and_faces_are_on_the_surface() {
+    for (name, mesh) in closed_meshes() {
+        let tree = MeshTree::<Aabb>::new(mesh.clone());
+        let closed = tree.closed().expect("closed");
+        for t in mesh.triangles().take(200) {
+            for p in [t.a, Point::from((t.a.coords + t.b.coords) * 0.5)] {
+                let d = closed.signed_distance(p).expect("finite");
+                assert!(d.signed.abs() <= 1e-6, "{name} {p:?}: {d:?}");
+                assert!(closed.contains(&p) || d.signed > 0.0);
+            }
+            // Just inside and just outside along the face normal.
+            let n = t.scaled_normal().normalize();
+            let c = t.centroid();
+            assert!(closed.contains(&(c - n * 1e-3)), "{name}");
+            assert!(!closed.contains(&(c + n * 1e-3)), "{name}");
+        }
+    }
+}
+
+#[test]
+fn surfaces_without_an_inside_are_refused_with_the_edge() {
+    let open = MeshTree::<Aabb>::new(TriMesh::terrain(4, 1.0, 0.2, 1));
+    assert!(matches!(open.closed(), Err(SurfaceError::OpenEdge { .. })));
+
+    let ball = TriMesh::icosphere(Point::origin(), 1.0, 1);
+    let mut flipped = ball.indices().to_vec();
+    flipped[7].swap(1, 2);
+    let flipped =
+        MeshTree::<Aabb>::new(TriMesh::new(ball.vertices().to_vec(), flipped).expect("valid"));
+    let error = flipped.closed().expect_err("inconsistent");
+    assert!(
+        matches!(error, SurfaceError::InconsistentOrientation { .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("oriented alike"));
+
+    let mut doubled = ball.indices().to_vec();
+    doubled.push(doubled[3]);
+    let doubled =
+        MeshTree::<Aabb>::new(TriMesh::new(ball.vertices().to_vec(), doubled).expect("valid"));
+    assert!(matches!(
+        doubled.closed(),
+        Err(SurfaceError::NonManifoldEdge { triangles: 3, .. })
+    ));
+}
+
+#[test]
+fn bad_input_and_limits() {
+    let tree = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 1.0, 2));
+    let closed = tree.closed().expect("closed");
+    assert_eq!(
+        closed.signed_distance(Point::new(Real::NAN, 0.0, 0.0)),
+        None
+    );
+    assert!(!closed.contains(&Point::new(0.0, Real::INFINITY, 0.0)));
+    // Nothing within the maximum: no answer, even inside.
+    assert_eq!(
+        closed.signed_distance(PointQuery::within(Point::origin(), 0.5)),
+        None
+    );
+    let d = closed.signed_distance(Point::origin()).expect("finite");
+    assert!(d.signed < -0.9, "{d:?}");
+}
