@@ -6,13 +6,17 @@
 //!
 //! Mesh to mesh: FCL's env vs rob and the bunny against a half-size copy,
 //! at random poses, boxtree's `PlacedMesh::distance` and `is_within`
-//! beside parry3d's `query::distance` (TriMesh against TriMesh).
+//! beside parry3d's `query::distance` (TriMesh against TriMesh). With
+//! `--features fcl` also FCL 0.7's `fcl::distance` on `BVHModel<OBBRSS>`
+//! (`benches/fcl`), checked against boxtree's distances first.
 //!
 //! Run with `cargo bench --bench distance`. Each configuration prints a
 //! `distance` line with ns/query and the speed-up over parry3d; criterion
 //! records the same runs.
 
 mod common;
+#[cfg(feature = "fcl")]
+mod fcl;
 
 #[path = "../tests/common/bands.rs"]
 mod bands;
@@ -189,6 +193,8 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
         b.len(),
         poses.len()
     );
+    #[cfg(feature = "fcl")]
+    let fcl_pair = fcl_check(name, a, b, poses, &distances);
     type Run<'a> = Box<dyn FnMut() -> usize + 'a>;
     let runs: Vec<(&str, Run)> = vec![
         (
@@ -205,6 +211,17 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
                         ))
                     })
                     .filter(|d| d.as_ref().is_ok_and(|d| d.distance == 0.0))
+                    .count()
+            }),
+        ),
+        #[cfg(feature = "fcl")]
+        (
+            "fcl distance (OBBRSS)",
+            Box::new(|| {
+                poses
+                    .iter()
+                    .map(|p| black_box(fcl_pair.distance(black_box(p))).0)
+                    .filter(|d| *d <= 0.0)
                     .count()
             }),
         ),
@@ -268,6 +285,8 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
         .sample_size(SAMPLES)
         .throughput(Throughput::Elements(poses.len() as u64));
     let mut parry_ns = 0.0;
+    #[cfg(feature = "fcl")]
+    let mut fcl_ns = None;
     for (label, mut run) in runs {
         let Some(ns) = bench_items(&mut group, SAMPLES, label, poses.len(), &mut run) else {
             continue;
@@ -280,9 +299,83 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
         } else {
             format!(", speed-up over parry3d {:.2}x", parry_ns / ns)
         };
+        // boxtree's rows (after FCL's) also against FCL's distance; the
+        // tolerance rows too, FCL having no tolerance query for meshes.
+        #[cfg(feature = "fcl")]
+        let ratio = if label.starts_with("fcl") {
+            fcl_ns = Some(ns);
+            ratio
+        } else if label.starts_with("parry3d") {
+            ratio
+        } else {
+            ratio + &fcl_ratio(ns, fcl_ns)
+        };
         println!("distance {name} {label}: {:.2} us/pose{ratio}", ns / 1e3);
     }
     group.finish();
+}
+
+/// "; boxtree takes 0.50x FCL's time", when FCL's row was measured.
+#[cfg(feature = "fcl")]
+fn fcl_ratio(ours_ns: f64, fcl_ns: Option<f64>) -> String {
+    fcl_ns
+        .map(|fcl| format!("; boxtree takes {:.2}x FCL's time", ours_ns / fcl))
+        .unwrap_or_default()
+}
+
+/// FCL's pair for [`bench_pair`], built once and timed (not a criterion
+/// figure), then checked against boxtree's AABB-tree `distances` at every
+/// pose: the largest difference, the poses differing by more than 1e-4 of
+/// A's box diagonal, what FCL answers where boxtree finds the surfaces
+/// touching, and whether FCL's nearest points are the distance apart.
+#[cfg(feature = "fcl")]
+fn fcl_check(
+    name: &str,
+    a: &TriMesh,
+    b: &TriMesh,
+    poses: &[Isometry],
+    distances: &[Real],
+) -> fcl::MeshPair {
+    let start = std::time::Instant::now();
+    let pair = fcl::MeshPair::new(a, b);
+    let built = start.elapsed();
+    let diagonal = 2.0 * f64::from(a.aabb().half_extents().norm());
+    let (mut worst, mut off) = (0.0, 0);
+    let (mut zero, mut negative, mut positive, mut largest) = (0, 0, 0, f64::NEG_INFINITY);
+    let (mut fcl_only, mut gap) = (0, 0.0);
+    for (pose, &ours) in poses.iter().zip(distances) {
+        let (theirs, points) = pair.distance(pose);
+        let ours = f64::from(ours);
+        let difference = (theirs.max(0.0) - ours).abs();
+        worst = f64::max(worst, difference);
+        off += usize::from(difference > 1e-4 * diagonal);
+        if ours == 0.0 {
+            largest = largest.max(theirs);
+            if theirs == 0.0 {
+                zero += 1;
+            } else if theirs < 0.0 {
+                negative += 1;
+            } else {
+                positive += 1;
+            }
+        } else if theirs <= 0.0 {
+            fcl_only += 1;
+        } else {
+            let between = (0..3)
+                .map(|k| (points[k] - points[k + 3]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            gap = f64::max(gap, (between - theirs).abs());
+        }
+    }
+    println!(
+        "distance {name} fcl: both BVHModel<OBBRSS> built in {:.2} ms (one build, not a criterion figure); \
+         largest difference from boxtree's aabb distance {worst:.2e} (negatives as 0), {off} poses over 1e-4 of A's diagonal {diagonal:.3}; \
+         at boxtree's touching poses FCL answers 0 at {zero}, negative at {negative}, positive at {positive} (largest {largest:.2e}); \
+         {fcl_only} poses touching in FCL only; nearest points apart by the distance within {gap:.2e} elsewhere",
+        built.as_secs_f64() * 1e3
+    );
+    pair
 }
 
 fn load(name: &str) -> TriMesh {

@@ -1,8 +1,9 @@
 //! FCL 0.7 beside boxtree in the benches (feature `fcl`, Debian's
-//! `libfcl-dev`): a field of mesh objects in double precision, one
+//! `libfcl-dev`), in double precision: a field of mesh objects, one
 //! `BVHModel<OBBRSS>` per distinct mesh shared by its objects, under a
-//! `DynamicAABBTreeCollisionManager`. The C++ side is `shim.cpp`, compiled
-//! by the crate's `build.rs`; only what the benches call is bound.
+//! `DynamicAABBTreeCollisionManager`; and a pair of meshes for
+//! `fcl::distance`. The C++ side is `shim.cpp`, compiled by the crate's
+//! `build.rs`; only what the benches call is bound.
 #![allow(unsafe_code, dead_code)]
 
 use std::ffi::c_void;
@@ -26,6 +27,23 @@ unsafe extern "C" {
     fn fcl_field_update_all(field: *mut c_void) -> i32;
     fn fcl_field_all_pairs(field: *mut c_void, out: *mut u32, capacity: usize) -> i64;
     fn fcl_field_free(field: *mut c_void);
+    fn fcl_pair_new(
+        a_vertices: *const f32,
+        a_vertex_count: usize,
+        a_triangles: *const u32,
+        a_triangle_count: usize,
+        b_vertices: *const f32,
+        b_vertex_count: usize,
+        b_triangles: *const u32,
+        b_triangle_count: usize,
+    ) -> *mut c_void;
+    fn fcl_pair_distance(
+        pair: *mut c_void,
+        pose: *const f64,
+        out_distance: *mut f64,
+        out_points: *mut f64,
+    ) -> i32;
+    fn fcl_pair_free(pair: *mut c_void);
 }
 
 /// A pose as the shim reads it: quaternion w, x, y, z, then translation.
@@ -143,5 +161,63 @@ impl Drop for Field {
     fn drop(&mut self) {
         // SAFETY: made by `new`, freed once.
         unsafe { fcl_field_free(self.field) };
+    }
+}
+
+/// Two meshes for FCL's mesh–mesh distance: A at the identity, B placed
+/// per query, each its own `BVHModel<OBBRSS>` in a `CollisionObject`.
+pub struct MeshPair {
+    pair: *mut c_void,
+}
+
+impl MeshPair {
+    /// Builds both models (the vertices widened to double).
+    pub fn new(a: &TriMesh, b: &TriMesh) -> MeshPair {
+        let flat = |m: &TriMesh| -> Vec<f32> {
+            m.vertices().iter().flat_map(|p| [p.x, p.y, p.z]).collect()
+        };
+        let (a_vertices, b_vertices) = (flat(a), flat(b));
+        // SAFETY: each vertex array holds three floats per vertex and each
+        // index array three u32 per triangle, for the counts passed beside
+        // them; they outlive the call and the shim copies them.
+        let pair = unsafe {
+            fcl_pair_new(
+                a_vertices.as_ptr(),
+                a.vertices().len(),
+                a.indices().as_ptr().cast(),
+                a.indices().len(),
+                b_vertices.as_ptr(),
+                b.vertices().len(),
+                b.indices().as_ptr().cast(),
+                b.indices().len(),
+            )
+        };
+        assert!(!pair.is_null(), "FCL mesh pair");
+        MeshPair { pair }
+    }
+
+    /// `fcl::distance` with B at `pose_b`, exact (no relative or absolute
+    /// error) with nearest points: the distance and the world nearest
+    /// points of A then B (x, y, z each). Crossing surfaces answer 0 (the
+    /// triangle test's answer; signed distance is off), and their points
+    /// need not be a common point.
+    pub fn distance(&self, pose_b: &Isometry) -> (f64, [f64; 6]) {
+        let pose = pose7(pose_b);
+        let (mut distance, mut points) = (f64::NAN, [f64::NAN; 6]);
+        // SAFETY: the pair is live, `pose` holds seven doubles and
+        // `points` six; FCL's queries on the pair do not run concurrently
+        // (`&self` is not `Sync`: the struct holds a raw pointer).
+        let ok = unsafe {
+            fcl_pair_distance(self.pair, pose.as_ptr(), &mut distance, points.as_mut_ptr())
+        };
+        assert!(ok != 0, "FCL distance");
+        (distance, points)
+    }
+}
+
+impl Drop for MeshPair {
+    fn drop(&mut self) {
+        // SAFETY: made by `new`, freed once.
+        unsafe { fcl_pair_free(self.pair) };
     }
 }
