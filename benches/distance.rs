@@ -23,7 +23,7 @@ mod bands;
 
 use std::hint::black_box;
 
-use boxtree::{Aabb, Isometry, MeshTree, PackedObb, Real, Threads, TriMesh};
+use boxtree::{Aabb, ErrorBound, Isometry, MeshTree, PackedObb, Real, Threads, TriMesh};
 use common::{SplitMix, bench_items, pp, prot, pv};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use parry3d::query::PointQuery as _;
@@ -172,7 +172,7 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
         .map(|p| {
             aabb_a
                 .placed(at)
-                .distance(&aabb_b.placed(*p))
+                .distance(&aabb_b.placed(*p), ErrorBound::EXACT)
                 .expect("finite")
                 .distance
         })
@@ -231,7 +231,11 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
                 poses
                     .iter()
                     .filter_map(|p| {
-                        black_box(aabb_a.placed(at).distance(&aabb_b.placed(*black_box(p))))
+                        black_box(
+                            aabb_a
+                                .placed(at)
+                                .distance(&aabb_b.placed(*black_box(p)), ErrorBound::EXACT),
+                        )
                     })
                     .filter(|d| d.distance == 0.0)
                     .count()
@@ -243,7 +247,27 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
                 poses
                     .iter()
                     .filter_map(|p| {
-                        black_box(obb_a.placed(at).distance(&obb_b.placed(*black_box(p))))
+                        black_box(
+                            obb_a
+                                .placed(at)
+                                .distance(&obb_b.placed(*black_box(p)), ErrorBound::EXACT),
+                        )
+                    })
+                    .filter(|d| d.distance == 0.0)
+                    .count()
+            }),
+        ),
+        (
+            "obb distance, 5% relative error",
+            Box::new(|| {
+                poses
+                    .iter()
+                    .filter_map(|p| {
+                        black_box(
+                            obb_a
+                                .placed(at)
+                                .distance(&obb_b.placed(*black_box(p)), ErrorBound::relative(0.05)),
+                        )
                     })
                     .filter(|d| d.distance == 0.0)
                     .count()

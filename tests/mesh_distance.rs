@@ -7,7 +7,9 @@ mod common;
 
 use boxtree::intersect::{triangle_distance, triangles_overlap};
 use boxtree::math::{Isometry, Point, Real, Vector};
-use boxtree::{Aabb, MeshDistance, MeshTree, PackedObb, Sphere, TriMesh, TriangleId, TrianglePair};
+use boxtree::{
+    Aabb, ErrorBound, MeshDistance, MeshTree, PackedObb, Sphere, TriMesh, TriangleId, TrianglePair,
+};
 use common::{SplitMix, data_mesh};
 
 type P64 = [f64; 3];
@@ -219,12 +221,14 @@ fn distances_answer_as_both_oracles_on_random_poses() {
         for k in 0..700 {
             let pose_b = pose(&mut rng, if k % 2 == 0 { 1.5 } else { 4.0 });
             let placed_a = a.placed(Isometry::identity());
-            let ours = placed_a.distance(&b.placed(pose_b)).expect("finite poses");
+            let ours = placed_a
+                .distance(&b.placed(pose_b), ErrorBound::EXACT)
+                .expect("finite poses");
             // Exactly the brute force, and the same from every tree kind;
             // at distance 0 the pair the overlap query finds first.
             let mixed = a_obb
                 .placed(Isometry::identity())
-                .distance(&b_sphere.placed(pose_b))
+                .distance(&b_sphere.placed(pose_b), ErrorBound::EXACT)
                 .expect("finite");
             let expected = brute_force(&mesh_a, &mesh_b, &pose_b);
             if expected.distance > 0.0 {
@@ -278,7 +282,10 @@ fn tolerance_queries_answer_as_the_distance() {
         for _ in 0..500 {
             let (pose_a, pose_b) = (pose(&mut rng, 2.0), pose(&mut rng, 2.0));
             let (pa, pb) = (a.placed(pose_a), b.placed(pose_b));
-            let d = pa.distance(&pb).expect("finite").distance;
+            let d = pa
+                .distance(&pb, ErrorBound::EXACT)
+                .expect("finite")
+                .distance;
             assert!(pa.is_within(&pb, d), "{name}");
             if d > 0.0 {
                 assert!(!pa.is_within(&pb, d.next_down()), "{name}");
@@ -304,12 +311,12 @@ fn a_common_rigid_motion_keeps_the_distance() {
         );
         let d = a
             .placed(Isometry::identity())
-            .distance(&b.placed(pose_b))
+            .distance(&b.placed(pose_b), ErrorBound::EXACT)
             .expect("finite");
         let motion = pose(&mut rng, 100.0);
         let moved = a
             .placed(motion)
-            .distance(&b.placed(motion * pose_b))
+            .distance(&b.placed(motion * pose_b), ErrorBound::EXACT)
             .expect("finite");
         assert!(
             (moved.distance - d.distance).abs() <= 1e-4,
@@ -329,8 +336,14 @@ fn bad_input_gives_no_answer() {
     let b = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 1.0, 1));
     let bad = Isometry::translation(Real::NAN, 0.0, 0.0);
     let good = Isometry::translation(5.0, 0.0, 0.0);
-    assert_eq!(a.placed(bad).distance(&b.placed(good)), None);
-    assert_eq!(a.placed(good).distance(&b.placed(bad)), None);
+    assert_eq!(
+        a.placed(bad).distance(&b.placed(good), ErrorBound::EXACT),
+        None
+    );
+    assert_eq!(
+        a.placed(good).distance(&b.placed(bad), ErrorBound::EXACT),
+        None
+    );
     assert!(!a.placed(bad).is_within(&b.placed(good), 10.0));
     for t in [Real::NAN, -1.0] {
         assert!(!a.placed(good).is_within(&b.placed(good), t));
@@ -339,7 +352,7 @@ fn bad_input_gives_no_answer() {
     let inner = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 0.5, 1));
     let d = a
         .placed(good)
-        .distance(&inner.placed(good))
+        .distance(&inner.placed(good), ErrorBound::EXACT)
         .expect("finite");
     assert!(d.distance > 0.3, "{d:?}");
     let _ = Vector::zeros();
@@ -385,4 +398,70 @@ fn segment_and_triangle_distances_answer_as_f64() {
             triangles_overlap(&t1, &t2) || exact == 0.0 && d.distance == 0.0
         );
     }
+}
+
+#[test]
+fn error_bounds_stay_within_their_promise() {
+    let mut rng = SplitMix(15);
+    let bunny = data_mesh("bunny.obj");
+    let centre = bunny.aabb().center();
+    let half = TriMesh::new(
+        bunny
+            .vertices()
+            .iter()
+            .map(|v| centre + (v - centre) * 0.5)
+            .collect(),
+        bunny.indices().to_vec(),
+    )
+    .expect("valid");
+    let (a, b) = (
+        MeshTree::<PackedObb>::new(bunny.clone()),
+        MeshTree::<Aabb>::new(half),
+    );
+    let extent = bunny.aabb().half_extents() * 1.6;
+    let bounds = [
+        ErrorBound::relative(0.1),
+        ErrorBound::absolute(0.005),
+        ErrorBound {
+            relative: 0.02,
+            absolute: 0.001,
+        },
+    ];
+    let mut looser = 0;
+    for _ in 0..150 {
+        let rotation = rng.rotation();
+        let t = centre + rng.point(1.0).coords.component_mul(&extent) - rotation * centre.coords;
+        let pose = Isometry::from_parts(t.coords.into(), rotation);
+        let (pa, pb) = (a.placed(Isometry::identity()), b.placed(pose));
+        let exact = pa.distance(&pb, ErrorBound::EXACT).expect("finite");
+        for bound in bounds {
+            let d = pa.distance(&pb, bound).expect("finite");
+            let promise =
+                (exact.distance * (1.0 + bound.relative)).max(exact.distance + bound.absolute);
+            assert!(
+                d.distance >= exact.distance && d.distance <= promise * (1.0 + 1e-5),
+                "{bound:?}: {} for {}",
+                d.distance,
+                exact.distance
+            );
+            // The points still lie the reported distance apart.
+            assert!(((d.point_a - d.point_b).norm() - d.distance).abs() <= 1e-5);
+            looser += usize::from(d.distance > exact.distance);
+        }
+        // Nonsense bounds count as exact.
+        assert_eq!(
+            pa.distance(
+                &pb,
+                ErrorBound {
+                    relative: Real::NAN,
+                    absolute: -1.0
+                }
+            ),
+            Some(exact)
+        );
+    }
+    assert!(
+        looser > 0,
+        "no bound ever answered above the exact distance"
+    );
 }

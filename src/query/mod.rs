@@ -18,7 +18,7 @@ mod signed_distance;
 pub use batch::Threads;
 pub use closest_point::{PointProjection, PointQuery};
 pub use line_of_sight::{SightOptions, Visibility};
-pub use mesh_distance::MeshDistance;
+pub use mesh_distance::{ErrorBound, MeshDistance};
 pub use mesh_overlap::{Contact, OverlapStats, TrianglePair, Which};
 pub use mesh_tree::{MeshTree, PlacedMesh};
 pub use raycast::RayHit;
