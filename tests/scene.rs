@@ -1101,6 +1101,17 @@ fn nearest_points_answer_as_every_object() {
         scene.closest_point(Point::new(Real::NAN, 0.0, 0.0), &Filter::everything()),
         None
     );
+    // Batches answer as single queries, in order.
+    let points: Vec<Point> = (0..500).map(|_| rng.point(30.0)).collect();
+    for threads in [Threads::All, Threads::Current] {
+        let batch = collected(|out| scene.closest_points(&points, 5.0, &filters[1], threads, out));
+        let single: Vec<_> = points
+            .iter()
+            .map(|p| scene.closest_point(PointQuery::within(*p, 5.0), &filters[1]))
+            .collect();
+        assert_eq!(batch, single);
+        assert!(batch.iter().any(Option::is_some) && batch.iter().any(Option::is_none));
+    }
     // Copies at one spot tie at every point: the lowest id answers.
     let mut copies = Scene::new();
     let pose = random_pose(&mut rng, 2.0);

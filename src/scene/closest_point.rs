@@ -5,6 +5,7 @@
 
 use crate::bvh::{ArrayStack, TraversalStack, Visit, stack_items};
 use crate::math::{Point, Real, is_finite_point};
+use crate::query::batch::{Threads, fill_batch};
 use crate::query::{PointProjection, PointQuery};
 use crate::scene::object::Object;
 use crate::scene::top_tree::{REMOVED, TopTree};
@@ -99,6 +100,26 @@ impl Scene {
         }
         descend(self, top, &p, &mut best, reach, offer);
         best
+    }
+}
+
+impl Scene {
+    /// [`Scene::closest_point`] for many points with one maximum distance,
+    /// into `out` in the points' order (`out` is cleared first), on the
+    /// `threads` chosen; equal to one call per point.
+    pub fn closest_points(
+        &self,
+        points: &[Point],
+        max_distance: Real,
+        filter: &Filter,
+        threads: Threads,
+        out: &mut Vec<Option<ScenePoint>>,
+    ) {
+        fill_batch(out, points.len(), None, threads, |offset, chunk| {
+            for (answer, p) in chunk.iter_mut().zip(&points[offset..]) {
+                *answer = self.closest_point(PointQuery::within(*p, max_distance), filter);
+            }
+        });
     }
 }
 
