@@ -6,10 +6,9 @@
 //! taken in the overlap query's frame and order (B's boxes mapped into A's
 //! frame, the bulkier node split first, see `mesh_overlap`), the nearer
 //! child pair first, and a pair is dropped once a lower bound of its boxes'
-//! distance exceeds the best distance so far. The bound is the largest gap
-//! along the six face axes of the two boxes: projecting onto a unit axis
-//! never lengthens a distance, so the gap along any axis is at most the
-//! boxes' distance. Leaf pairs answer with the exact closest points of
+//! distance exceeds the best distance so far. The bound combines the gaps
+//! along each box's three face axes as a Euclidean norm: projecting onto
+//! orthonormal axes never lengthens a distance. Leaf pairs answer with the exact closest points of
 //! their triangles ([`triangle_distance`]).
 //!
 //! B's triangles are mapped into A's frame in `f32`, so distances carry a
@@ -118,8 +117,7 @@ impl Closest {
 
 impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
     /// A lower bound of the distance between A's box and B's box (already
-    /// in A's frame): the largest gap along the boxes' six face axes, less
-    /// the rounding pad; 0 when every axis overlaps.
+    /// in A's frame), less the rounding pad; 0 when every axis overlaps.
     #[inline(always)]
     fn box_gap(&self, a: &Obb, b: &Obb) -> Real {
         let offset = b.center - a.center;
@@ -129,14 +127,21 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
         let t = a.axes.tr_mul(&offset);
         let abs = r.abs();
         let (ha, hb) = (&a.half_extents, &b.half_extents);
-        let mut gap: Real = 0.0;
+        // The boxes' separations along A's three axes, and along B's: A's
+        // axes are orthonormal, so a point pair's offset is at least the
+        // Euclidean norm of its per-axis separations (likewise in B's
+        // frame), which beats the largest single separation when the boxes
+        // lie apart in two or three directions.
+        let (mut along_a, mut along_b): (Real, Real) = (0.0, 0.0);
         for i in 0..3 {
-            // A's axis i, then B's axis i (whose offset is `(Rᵀ t)_i`).
             let reach_b = hb.dot(&abs.row(i).transpose());
-            gap = gap.max(t[i].abs() - ha[i] - reach_b);
+            let s = (t[i].abs() - ha[i] - reach_b).max(0.0);
+            along_a += s * s;
             let reach_a = ha.dot(&abs.column(i));
-            gap = gap.max(r.column(i).dot(&t).abs() - hb[i] - reach_a);
+            let s = (r.column(i).dot(&t).abs() - hb[i] - reach_a).max(0.0);
+            along_b += s * s;
         }
+        let gap = along_a.max(along_b).sqrt();
         // The bounding spheres' gap, better where the boxes lie diagonally apart.
         let spheres = offset.norm() - ha.norm() - hb.norm();
         (gap.max(spheres) - self.pad).max(0.0)
