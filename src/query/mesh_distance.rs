@@ -258,7 +258,8 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
             let normal_a = (tri_a.b - tri_a.a).cross(&(tri_a.c - tri_a.a));
             for (tri_b, box_b, normal_b, id_b) in &moved {
                 let apart = (box_b.min - box_a.max).sup(&(box_a.min - box_b.max));
-                if apart.max() - self.pad > closest.reach
+                let box_gap = apart.sup(&Vector::zeros()).norm();
+                if box_gap - self.pad > closest.reach
                     || plane_gap(&tri_a, &normal_a, tri_b) > closest.reach + self.pad
                     || plane_gap(tri_b, normal_b, &tri_a) > closest.reach + self.pad
                 {
