@@ -142,9 +142,7 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
             along_b += s * s;
         }
         let gap = along_a.max(along_b).sqrt();
-        // The bounding spheres' gap, better where the boxes lie diagonally apart.
-        let spheres = offset.norm() - ha.norm() - hb.norm();
-        (gap.max(spheres) - self.pad).max(0.0)
+        (gap - self.pad).max(0.0)
     }
 
     /// The nearest triangle pair within `limit` (inclusive), in A's frame.
