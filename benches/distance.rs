@@ -127,14 +127,7 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, count: usize) {
             let Some(ns) = bench_items(&mut group, SAMPLES, label, count, &mut run) else {
                 continue;
             };
-            if label.starts_with("parry3d") {
-                parry_ns = ns;
-            }
-            let ratio = if label.starts_with("parry3d") || parry_ns == 0.0 {
-                String::new()
-            } else {
-                format!(", speed-up over parry3d {:.2}x", parry_ns / ns)
-            };
+            let ratio = parry_ratio(label, ns, &mut parry_ns);
             println!("distance {name} band {band} {label}: {ns:.1} ns/query{ratio}");
         }
         group.finish();
@@ -315,14 +308,7 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
         let Some(ns) = bench_items(&mut group, SAMPLES, label, poses.len(), &mut run) else {
             continue;
         };
-        if label.starts_with("parry3d") {
-            parry_ns = ns;
-        }
-        let ratio = if label.starts_with("parry3d") || parry_ns == 0.0 {
-            String::new()
-        } else {
-            format!(", speed-up over parry3d {:.2}x", parry_ns / ns)
-        };
+        let ratio = parry_ratio(label, ns, &mut parry_ns);
         // boxtree's rows (after FCL's) also against FCL's distance; the
         // tolerance rows too, FCL having no tolerance query for meshes.
         #[cfg(feature = "fcl")]
@@ -337,6 +323,19 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
         println!("distance {name} {label}: {:.2} us/pose{ratio}", ns / 1e3);
     }
     group.finish();
+}
+
+/// ", speed-up over parry3d 2.00x" for boxtree's rows; parry3d's own row
+/// (its label starts with "parry3d") records its time in `parry_ns`.
+fn parry_ratio(label: &str, ns: f64, parry_ns: &mut f64) -> String {
+    if label.starts_with("parry3d") {
+        *parry_ns = ns;
+        return String::new();
+    }
+    if *parry_ns == 0.0 {
+        return String::new();
+    }
+    format!(", speed-up over parry3d {:.2}x", *parry_ns / ns)
 }
 
 /// "; boxtree takes 0.50x FCL's time", when FCL's row was measured.

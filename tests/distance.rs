@@ -14,63 +14,9 @@ use boxtree::{
     Threads, TriMesh, TriangleId,
 };
 use common::bands::points_in_band;
+use common::exact64::{P64, p64, point_triangle};
 use common::{SplitMix, collected, data_mesh, triangle_soup};
 use proptest::prelude::*;
-
-type P64 = [f64; 3];
-
-fn p64(p: &Point) -> P64 {
-    [f64::from(p.x), f64::from(p.y), f64::from(p.z)]
-}
-
-fn sub(a: P64, b: P64) -> P64 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: P64, b: P64) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross(a: P64, b: P64) -> P64 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-/// Distance from `p` to the segment `a b` (a point when `a = b`), in `f64`.
-fn segment_distance(p: P64, a: P64, b: P64) -> f64 {
-    let ab = sub(b, a);
-    let len2 = dot(ab, ab);
-    let t = if len2 > 0.0 {
-        (dot(sub(p, a), ab) / len2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let q = [a[0] + t * ab[0], a[1] + t * ab[1], a[2] + t * ab[2]];
-    dot(sub(p, q), sub(p, q)).sqrt()
-}
-
-/// Distance from `p` to the closed triangle in `f64`: the plane distance
-/// when the projection falls inside, otherwise the nearest edge (which also
-/// covers degenerate triangles, as the segment or point they are).
-fn triangle_distance(p: P64, [a, b, c]: [P64; 3]) -> f64 {
-    let n = cross(sub(b, a), sub(c, a));
-    let nn = dot(n, n);
-    let edges = segment_distance(p, a, b)
-        .min(segment_distance(p, b, c))
-        .min(segment_distance(p, c, a));
-    if nn > 0.0 {
-        let inside = [(a, b), (b, c), (c, a)]
-            .iter()
-            .all(|&(u, v)| dot(cross(sub(v, u), sub(p, u)), n) >= 0.0);
-        if inside {
-            return (dot(sub(p, a), n).abs() / nn.sqrt()).min(edges);
-        }
-    }
-    edges
-}
 
 fn triangle64(mesh: &TriMesh, id: TriangleId) -> [P64; 3] {
     let t = mesh.triangle(id);
@@ -81,7 +27,7 @@ fn triangle64(mesh: &TriMesh, id: TriangleId) -> [P64; 3] {
 fn oracle_distance(mesh: &TriMesh, p: &Point) -> f64 {
     let q = p64(p);
     (0..mesh.len())
-        .map(|i| triangle_distance(q, triangle64(mesh, TriangleId(i as u32))))
+        .map(|i| point_triangle(q, triangle64(mesh, TriangleId(i as u32))))
         .fold(f64::INFINITY, f64::min)
 }
 
@@ -134,11 +80,11 @@ fn check_accuracy(mesh: &TriMesh, p: &Point, answer: &PointProjection) {
         "{p:?}: {got} vs {exact} (tol {tol})"
     );
     assert!(
-        triangle_distance(p64(&answer.point), tri) <= tol,
+        point_triangle(p64(&answer.point), tri) <= tol,
         "{p:?}: point off its triangle"
     );
     assert!(
-        triangle_distance(p64(p), tri) <= exact + tol,
+        point_triangle(p64(p), tri) <= exact + tol,
         "{p:?}: not a nearest triangle"
     );
     let d = (answer.point - p).norm();

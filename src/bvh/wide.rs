@@ -249,6 +249,39 @@ impl<const W: usize> WideNode<W> {
         }
     }
 
+    /// The children in `mask` ordered by `key` (smallest first; equal keys
+    /// in lane order), as `(key, first, count)` for a leaf and
+    /// `(key, node, 0)` for an inner child, and how many there are: for
+    /// descents that take leaves and subtrees in one nearest-first order.
+    /// Insertion into a fixed array, as rarely more than three qualify.
+    #[must_use]
+    #[inline(always)]
+    pub(crate) fn children_by_key(
+        &self,
+        mask: u32,
+        key: impl Fn(usize) -> Real,
+    ) -> ([(Real, u32, u32); W], usize) {
+        let leaves = self.leaf_lanes();
+        let mut sorted = [(0.0, 0u32, 0u32); W];
+        let mut n = 0;
+        for lane in crate::bvh::set_bits(u64::from(mask)) {
+            let child = if leaves >> lane & 1 != 0 {
+                let (first, count) = self.leaf_range(lane);
+                (key(lane), first, count)
+            } else {
+                (key(lane), self.inner_child(lane), 0)
+            };
+            let mut k = n;
+            while k > 0 && sorted[k - 1].0 > child.0 {
+                sorted[k] = sorted[k - 1];
+                k -= 1;
+            }
+            sorted[k] = child;
+            n += 1;
+        }
+        (sorted, n)
+    }
+
     /// `(first, count)` of a leaf child `lane` (meaningless for others).
     #[must_use]
     #[inline(always)]

@@ -145,25 +145,8 @@ fn descend(
                 let node = &nodes[at as usize];
                 let r = reach(best);
                 let distances = node.point_distances_on(Baseline::default(), p, r * r);
-                let leaves = node.leaf_lanes();
-                let mut lanes = [(0.0, 0u32, 0u32); 8];
-                let mut n = 0;
-                for lane in crate::bvh::set_bits(u64::from(distances.within)) {
-                    let d = distances.squared[lane].sqrt();
-                    let child = if leaves >> lane & 1 != 0 {
-                        let (first, count) = node.leaf_range(lane);
-                        (d, first, count)
-                    } else {
-                        (d, node.inner_child(lane), 0)
-                    };
-                    let mut k = n;
-                    while k > 0 && lanes[k - 1].0 > child.0 {
-                        lanes[k] = lanes[k - 1];
-                        k -= 1;
-                    }
-                    lanes[k] = child;
-                    n += 1;
-                }
+                let (lanes, n) =
+                    node.children_by_key(distances.within, |lane| distances.squared[lane].sqrt());
                 if let Some((&(d, at, count), farther)) = lanes[..n].split_first() {
                     for &(d, at, count) in farther.iter().rev() {
                         stack.push((at, count, d));

@@ -323,26 +323,8 @@ impl Scene {
                 if count == 0 {
                     let node = &nodes[at as usize];
                     let spans = node.ray_entries_on(isa, ray, span.t_min, reach_of(best), NO_ENDS);
-                    let leaves = node.leaf_lanes();
-                    // The entered children by entry, nearest first
-                    // (insertion into a fixed array: rarely more than three).
-                    let mut lanes = [(0.0, 0u32, 0u32); 8];
-                    let mut entered = 0;
-                    for lane in set_bits(u64::from(spans.entered)) {
-                        let child = if leaves >> lane & 1 != 0 {
-                            let (first, count) = node.leaf_range(lane);
-                            (spans.enter[lane], first, count)
-                        } else {
-                            (spans.enter[lane], node.inner_child(lane), 0)
-                        };
-                        let mut k = entered;
-                        while k > 0 && lanes[k - 1].0 > child.0 {
-                            lanes[k] = lanes[k - 1];
-                            k -= 1;
-                        }
-                        lanes[k] = child;
-                        entered += 1;
-                    }
+                    let (lanes, entered) =
+                        node.children_by_key(spans.entered, |lane| spans.enter[lane]);
                     if let Some((&(t, at, count), farther)) = lanes[..entered].split_first() {
                         for &(t, at, count) in farther.iter().rev() {
                             stack.push((at, count, t));

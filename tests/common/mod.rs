@@ -53,6 +53,9 @@ pub use splitmix::SplitMix;
 #[allow(dead_code)]
 pub mod bands;
 
+#[allow(dead_code)]
+pub mod exact64;
+
 /// A mesh from `tests/data` (origins in `tests/data/README.md`), by file name.
 pub fn data_mesh(file: &str) -> TriMesh {
     TriMesh::load(format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR")))
