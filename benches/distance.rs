@@ -24,7 +24,7 @@ mod bands;
 use std::hint::black_box;
 
 use boxtree::{Aabb, ErrorBound, Isometry, MeshTree, PackedObb, Real, Threads, TriMesh};
-use common::{SplitMix, bench_items, pp, prot, pv};
+use common::{SplitMix, bench_items, parry_mesh, parry_pose, pp};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use parry3d::query::PointQuery as _;
 
@@ -44,11 +44,7 @@ fn heightfield() -> TriMesh {
 fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, count: usize) {
     let aabb = MeshTree::<Aabb>::new(mesh.clone());
     let obb = MeshTree::<PackedObb>::new(mesh.clone());
-    let parry = parry3d::shape::TriMesh::new(
-        mesh.vertices().iter().map(pp).collect(),
-        mesh.indices().to_vec(),
-    )
-    .expect("valid mesh");
+    let parry = parry_mesh(&mesh);
     let mut answers = Vec::new();
     for (band, (lo, hi)) in bands::BANDS.iter().enumerate() {
         let points = bands::points_in_band(&mesh, count, 40 + band as u64, band);
@@ -132,18 +128,6 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, count: usize) {
         }
         group.finish();
     }
-}
-
-fn parry_mesh(mesh: &TriMesh) -> parry3d::shape::TriMesh {
-    parry3d::shape::TriMesh::new(
-        mesh.vertices().iter().map(pp).collect(),
-        mesh.indices().to_vec(),
-    )
-    .expect("valid mesh")
-}
-
-fn parry_pose(pose: &Isometry) -> parry3d::math::Pose {
-    parry3d::math::Pose::from_parts(pv(&pose.translation.vector), prot(&pose.rotation))
 }
 
 /// Mesh–mesh distance at `poses` of B (A at the identity).

@@ -23,25 +23,13 @@ use boxtree::math::nalgebra::Translation3;
 use boxtree::{
     Aabb, BoundingVolume, Isometry, MeshTree, Obb, OverlapStats, PackedObb, Point, TriMesh, Vector,
 };
-use common::{SplitMix, bench_items, pp, prot, pv};
+use common::{SplitMix, bench_items, parry_mesh, parry_pose};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 
 fn load(name: &str) -> TriMesh {
     TriMesh::load(format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR")))
         .expect("bench mesh loads")
-}
-
-fn parry_mesh(mesh: &TriMesh) -> parry3d::shape::TriMesh {
-    parry3d::shape::TriMesh::new(
-        mesh.vertices().iter().map(pp).collect(),
-        mesh.indices().to_vec(),
-    )
-    .expect("valid mesh")
-}
-
-fn parry_pose(pose: &Isometry) -> parry3d::math::Pose {
-    parry3d::math::Pose::from_parts(pv(&pose.translation.vector), prot(&pose.rotation))
 }
 
 /// `count` poses for B, half overlapping A (by boxtree's answer, which the

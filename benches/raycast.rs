@@ -14,7 +14,7 @@ use std::hint::black_box;
 
 use boxtree::bvh::BuildOptions;
 use boxtree::{Aabb, MeshTree, PackedObb, Point, Ray, Segment, Threads, TriMesh};
-use common::{SplitMix, bench_items, pp, pv};
+use common::{SplitMix, bench_items, parry_mesh, pp, pv};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use parry3d::query::RayCast;
 
@@ -53,11 +53,7 @@ fn segments(mesh: &TriMesh, seed: u64, eye_lift: f32) -> Vec<Segment> {
 fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]) {
     let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
     let obb = MeshTree::<PackedObb>::build(mesh.clone(), &BuildOptions::gottschalk());
-    let parry = parry3d::shape::TriMesh::new(
-        mesh.vertices().iter().map(pp).collect(),
-        mesh.indices().to_vec(),
-    )
-    .expect("valid mesh");
+    let parry = parry_mesh(&mesh);
     let rays: Vec<Ray> = segments.iter().map(Segment::to_ray).collect();
     // Batch answers go into buffers reused across iterations, as a game
     // reuses them across frames.

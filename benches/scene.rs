@@ -27,7 +27,7 @@ use boxtree::{
     Aabb, Filter, MeshTree, ObjectId, PackedObb, PairSet, Scene, SceneMesh, Segment, Threads,
     TriMesh,
 };
-use common::{SplitMix, bench_items, pp, prot, pv};
+use common::{SplitMix, bench_items, parry_mesh, parry_pose, pp, pv};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy};
 use parry3d::query::RayCast;
@@ -117,18 +117,6 @@ fn town() -> Town {
         buildings,
         segments,
     }
-}
-
-fn parry_pose(pose: &Isometry) -> parry3d::math::Pose {
-    parry3d::math::Pose::from_parts(pv(&pose.translation.vector), prot(&pose.rotation))
-}
-
-fn parry_mesh(mesh: &TriMesh) -> parry3d::shape::TriMesh {
-    parry3d::shape::TriMesh::new(
-        mesh.vertices().iter().map(pp).collect(),
-        mesh.indices().to_vec(),
-    )
-    .expect("valid mesh")
 }
 
 fn bench_town(c: &mut Criterion) {

@@ -5,7 +5,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use boxtree::math::{Point, Rotation, Vector};
+use boxtree::TriMesh;
+use boxtree::math::{Isometry, Point, Rotation, Vector};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput};
 
@@ -28,6 +29,20 @@ pub fn pp(p: &Point) -> parry3d::math::Vector {
 pub fn prot(r: &Rotation) -> parry3d::math::Rotation {
     let q = r.quaternion();
     parry3d::math::Rotation::from_xyzw(q.i, q.j, q.k, q.w)
+}
+
+/// parry3d's triangle mesh for one of ours (same vertices and triangles).
+pub fn parry_mesh(mesh: &TriMesh) -> parry3d::shape::TriMesh {
+    parry3d::shape::TriMesh::new(
+        mesh.vertices().iter().map(pp).collect(),
+        mesh.indices().to_vec(),
+    )
+    .expect("valid mesh")
+}
+
+/// parry3d's pose for one of ours.
+pub fn parry_pose(pose: &Isometry) -> parry3d::math::Pose {
+    parry3d::math::Pose::from_parts(pv(&pose.translation.vector), prot(&pose.rotation))
 }
 
 /// Benchmarks `run` (which answers `items` queries per call) as `label` in
