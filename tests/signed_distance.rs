@@ -133,11 +133,14 @@ fn points_on_vertices_edges_and_faces_are_on_the_surface() {
         let tree = MeshTree::<Aabb>::new(mesh.clone());
         let closed = tree.closed().expect("closed");
         for t in mesh.triangles().take(200) {
-            for p in [t.a, Point::from((t.a.coords + t.b.coords) * 0.5)] {
-                let d = closed.signed_distance(p).expect("finite");
-                assert!(d.signed.abs() <= 1e-6, "{name} {p:?}: {d:?}");
-                assert!(closed.contains(&p) || d.signed > 0.0);
-            }
+            // A vertex is its own nearest point: exactly 0, and inside (the
+            // surface belongs to the solid).
+            let d = closed.signed_distance(t.a).expect("finite");
+            assert_eq!(d.signed, 0.0, "{name} {:?}: {d:?}", t.a);
+            assert!(closed.contains(&t.a), "{name}");
+            let midpoint = Point::from((t.a.coords + t.b.coords) * 0.5);
+            let d = closed.signed_distance(midpoint).expect("finite");
+            assert!(d.signed.abs() <= 1e-6, "{name} {midpoint:?}: {d:?}");
             // Just inside and just outside along the face normal.
             let n = t.scaled_normal().normalize();
             let c = t.centroid();
