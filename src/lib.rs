@@ -62,7 +62,7 @@ pub mod sweep;
 mod test_support;
 
 pub use bounding_volume::{
-    Aabb, CenterExtents, Kdop, Kdop6, Kdop14, Kdop18, Kdop26, Obb, PackedObb, Sphere,
+    Aabb, CenterExtents, Kdop, Kdop6, Kdop14, Kdop18, Kdop26, Obb, PackedObb, Rss, Sphere,
 };
 pub use bvh::{AabbTree, BoundingVolume, BuildOptions, Bvh, KdopTree, ObbTree, SphereTree};
 pub use math::{Isometry, Matrix, Point, Real, Rotation, Vector};
@@ -78,7 +78,7 @@ pub use scene::{
 };
 #[cfg(feature = "gltf")]
 pub use scene::{GltfError, GltfScene};
-pub use shape::{Plane, PlaneError, Ray, RaySpan, Segment, Triangle, TriangleSoup};
+pub use shape::{Plane, PlaneError, Ray, RaySpan, Rectangle, Segment, Triangle, TriangleSoup};
 pub use sweep::{SpherePlaneHit, SweepHit};
 
 #[cfg(doctest)]

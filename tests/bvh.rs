@@ -7,7 +7,7 @@ mod common;
 use boxtree::bvh::{BuildOptions, NodeKind, ObbFit, SplitRule, Visit};
 use boxtree::intersect::triangle_overlaps_aabb;
 use boxtree::{
-    Aabb, AabbTree, BoundingVolume, Bvh, Kdop14, KdopTree, Obb, ObbTree, PackedObb, Point,
+    Aabb, AabbTree, BoundingVolume, Bvh, Kdop14, KdopTree, Obb, ObbTree, PackedObb, Point, Rss,
     SphereTree, TriMesh, TriangleId, Vector,
 };
 
@@ -94,6 +94,9 @@ fn check_all_volumes(name: &str, mesh: &TriMesh, options: &BuildOptions) {
     Bvh::<Kdop14>::build(mesh, options)
         .validate(mesh)
         .unwrap_or_else(|e| panic!("14-DOP tree on {context}: {e:?}"));
+    Bvh::<Rss>::build(mesh, options)
+        .validate(mesh)
+        .unwrap_or_else(|e| panic!("RSS tree on {context}: {e:?}"));
 }
 
 #[test]
@@ -345,6 +348,7 @@ fn refit_after_deformation_bounds_the_moved_mesh() {
             let mut aabb = AabbTree::build(&mesh, &options);
             let mut obb = ObbTree::build(&mesh, &options);
             let mut sphere = SphereTree::build(&mesh, &options);
+            let mut rss = Bvh::<Rss>::build(&mesh, &options);
             let before = aabb.clone();
             aabb.refit(&mesh);
             assert_eq!(
@@ -373,6 +377,9 @@ fn refit_after_deformation_bounds_the_moved_mesh() {
             aabb.refit(&deformed);
             obb.refit(&deformed);
             sphere.refit(&deformed);
+            rss.refit(&deformed);
+            rss.validate(&deformed)
+                .unwrap_or_else(|e| panic!("{name}/{preset} RSS: {e:?}"));
             aabb.validate(&deformed)
                 .unwrap_or_else(|e| panic!("{name}/{preset} AABB: {e:?}"));
             obb.validate(&deformed)

@@ -10,8 +10,8 @@ use boxtree::bvh::BuildOptions;
 use boxtree::intersect::closest_point_on_triangle;
 use boxtree::math::{Isometry, Point, Real, Vector};
 use boxtree::{
-    Aabb, BoundingVolume, Kdop14, MeshTree, Obb, PackedObb, PointProjection, PointQuery, Sphere,
-    Threads, TriMesh, TriangleId,
+    Aabb, BoundingVolume, Kdop14, MeshTree, Obb, PackedObb, PointProjection, PointQuery, Rss,
+    Sphere, Threads, TriMesh, TriangleId,
 };
 use common::bands::points_in_band;
 use common::exact64::{P64, p64, point_triangle};
@@ -169,6 +169,7 @@ fn every_tree_kind_answers_as_the_brute_force_in_four_bands() {
         check_mesh::<Obb>(name, &mesh, &points, false);
         check_mesh::<Sphere>(name, &mesh, &points, false);
         check_mesh::<Kdop14>(name, &mesh, &points, false);
+        check_mesh::<Rss>(name, &mesh, &points, false);
     }
 }
 

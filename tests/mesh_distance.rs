@@ -8,7 +8,8 @@ mod common;
 use boxtree::intersect::{triangle_distance, triangles_overlap};
 use boxtree::math::{Isometry, Point, Real, Vector};
 use boxtree::{
-    Aabb, ErrorBound, MeshDistance, MeshTree, PackedObb, Sphere, TriMesh, TriangleId, TrianglePair,
+    Aabb, ErrorBound, MeshDistance, MeshTree, PackedObb, Rss, Sphere, TriMesh, TriangleId,
+    TrianglePair,
 };
 use common::exact64::{P64, add_scaled, cross, dot, norm, p64, point_segment, point_triangle, sub};
 use common::{SplitMix, data_mesh};
@@ -161,6 +162,10 @@ fn distances_answer_as_both_oracles_on_random_poses() {
         let b = MeshTree::<Aabb>::new(mesh_b.clone());
         let a_obb = MeshTree::<PackedObb>::new(mesh_a.clone());
         let b_sphere = MeshTree::<Sphere>::new(mesh_b.clone());
+        let (a_rss, b_rss) = (
+            MeshTree::<Rss>::new(mesh_a.clone()),
+            MeshTree::<Rss>::new(mesh_b.clone()),
+        );
         let a64 = world64(&mesh_a, &Isometry::identity());
         for k in 0..700 {
             let pose_b = pose(&mut rng, if k % 2 == 0 { 1.5 } else { 4.0 });
@@ -174,12 +179,17 @@ fn distances_answer_as_both_oracles_on_random_poses() {
                 .placed(Isometry::identity())
                 .distance(&b_sphere.placed(pose_b), ErrorBound::EXACT)
                 .expect("finite");
+            let swept = a_rss
+                .placed(Isometry::identity())
+                .distance(&b_rss.placed(pose_b), ErrorBound::EXACT)
+                .expect("finite");
             let expected = brute_force(&mesh_a, &mesh_b, &pose_b);
             if expected.distance > 0.0 {
                 assert_eq!(ours, expected, "{name} {pose_b:?}");
                 assert_eq!(mixed, ours, "{name} {pose_b:?}");
+                assert_eq!(swept, ours, "{name} {pose_b:?}");
             } else {
-                for answer in [ours, mixed] {
+                for answer in [ours, mixed, swept] {
                     assert_eq!(answer.distance, 0.0);
                     let ta = mesh_a.triangle(answer.triangles.a);
                     let tb = mesh_b.triangle(answer.triangles.b).transformed(&pose_b);

@@ -24,7 +24,7 @@ pub(crate) use stack::{ARRAY_STACK_DEPTH, ArrayStack, ParkedStack, TraversalStac
 pub use stats::TreeStats;
 pub use traverse::Visit;
 pub use validate::ValidationError;
-pub use volume::{BoundingVolume, ObbFit};
+pub use volume::{BoundingVolume, DistanceBound, ObbFit};
 pub(crate) use wide::{WideBvh, WideChild, WideLayout, WideNode};
 
 use crate::bounding_volume::{Aabb, Kdop18, PackedObb, Sphere};

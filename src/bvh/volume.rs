@@ -6,15 +6,15 @@
 //! SAH cost) and the principal directions along which to split a node
 //! (Gottschalk 1996 splits along the longest axis of the node's own box).
 
-use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, PackedObb, Sphere};
+use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, PackedObb, Rss, Sphere};
 use crate::bvh::ray::EXIT_PADDING;
 use crate::bvh::{BuildOptions, TraversalRay};
 use crate::fit::{
     CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, packed_obb_with_axes,
-    ritter_sphere,
+    ritter_sphere, rss_with_axes,
 };
 use crate::math::{Matrix, Point, Real, Vector};
-use crate::shape::{Ray, Triangle};
+use crate::shape::{Ray, Rectangle, Triangle};
 
 /// How an OBB tree orients each node's box.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -90,11 +90,40 @@ pub trait BoundingVolume: Copy + std::fmt::Debug + Send + Sync + 'static {
     /// the rounding of a centre/half-extent conversion.
     fn oriented_box(&self) -> Obb;
 
+    /// The shape mesh-distance descents bound this volume by: its
+    /// [`BoundingVolume::oriented_box`], or for swept rectangles the volume
+    /// itself (two of them are compared by their core rectangles and radii;
+    /// mixed with a box, by the box around the swept rectangle).
+    #[inline(always)]
+    fn distance_bound(&self) -> DistanceBound {
+        DistanceBound::Box(self.oriented_box())
+    }
+
     /// A wide layout for raycasts, for volumes that have one (AABBs).
     /// Queries use it when present and the binary tree otherwise.
     fn wide_layout(bvh: &crate::bvh::Bvh<Self>) -> Option<crate::bvh::WideLayout> {
         let _ = bvh;
         None
+    }
+}
+
+/// What [`BoundingVolume::distance_bound`] gives.
+#[derive(Clone, Copy, Debug)]
+pub enum DistanceBound {
+    /// An oriented box.
+    Box(Obb),
+    /// A rectangle swept sphere.
+    Swept(Rss),
+}
+
+impl DistanceBound {
+    /// The box around the shape.
+    #[inline(always)]
+    pub fn to_box(&self) -> Obb {
+        match self {
+            DistanceBound::Box(b) => *b,
+            DistanceBound::Swept(s) => s.oriented_box(),
+        }
     }
 }
 
@@ -469,5 +498,95 @@ where
             exit = exit.min(t0.max(t1));
         }
         (enter <= exit * EXIT_PADDING).then_some(enter)
+    }
+}
+
+/// Rectangle swept spheres, PQP's distance volume: fitted in the covariance
+/// frame or the world axes, whichever encloses less, with the rectangle
+/// across the two directions of largest spread. Rays and overlap tests use
+/// the box around the volume; distance descents the volume itself.
+impl BoundingVolume for Rss {
+    fn default_build() -> BuildOptions {
+        BuildOptions::gottschalk()
+    }
+
+    fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self {
+        let balls: Vec<(Point, Real)> = vertices_of(triangles).map(|p| (p, 0.0)).collect();
+        let frames = match obb_fit {
+            ObbFit::Triangles => candidate_frames(triangles),
+            ObbFit::Hull => {
+                let vertices: Vec<Point> = balls.iter().map(|b| b.0).collect();
+                let hull = obb_from_points_hull_covariance(&vertices)
+                    .map_or_else(Matrix::identity, |b| b.axes);
+                [hull, Matrix::identity()]
+            }
+        };
+        tighter_of(frames.map(|axes| rss_with_axes(&balls, &axes)), |s| {
+            (s.volume(), s.surface_area())
+        })
+        .unwrap_or_else(|| {
+            let b = Aabb::from_points(&balls.iter().map(|b| b.0).collect::<Vec<_>>());
+            let rectangle = Rectangle::new(b.center(), [Vector::x(), Vector::y()], [0.0; 2]);
+            Rss::new(rectangle, b.half_extents().norm())
+        })
+    }
+
+    fn refit_parent(&self, left: &Self, right: &Self) -> Self {
+        let ball = |s: &Rss, p: Point| (p, s.radius);
+        let (l, r) = (left.rectangle.corners(), right.rectangle.corners());
+        let balls: [(Point, Real); 8] = std::array::from_fn(|i| {
+            if i < 4 {
+                ball(left, l[i])
+            } else {
+                ball(right, r[i - 4])
+            }
+        });
+        rss_with_axes(&balls, &self.axes()).unwrap_or(*self)
+    }
+
+    fn refit_leaf(&self, triangles: &[Triangle]) -> Self {
+        let balls: Vec<(Point, Real)> = vertices_of(triangles).map(|p| (p, 0.0)).collect();
+        rss_with_axes(&balls, &self.axes()).unwrap_or(*self)
+    }
+
+    fn surface_area(&self) -> Real {
+        Rss::surface_area(self)
+    }
+
+    fn volume(&self) -> Real {
+        Rss::volume(self)
+    }
+
+    fn contains_point_within(&self, p: &Point, tolerance: Real) -> bool {
+        Rss::contains_point_within(self, p, tolerance)
+    }
+
+    fn split_axes(&self) -> [Vector; 3] {
+        let b = self.oriented_box();
+        axes_by_extent(&b.axes, &b.half_extents)
+    }
+
+    fn point_distance_squared(&self, p: &Point) -> Real {
+        self.distance_squared(p)
+    }
+
+    fn to_aabb(&self) -> Aabb {
+        Rss::to_aabb(self)
+    }
+
+    #[inline(always)]
+    fn oriented_box(&self) -> Obb {
+        Rss::oriented_box(self)
+    }
+
+    #[inline(always)]
+    fn distance_bound(&self) -> DistanceBound {
+        DistanceBound::Swept(*self)
+    }
+
+    fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real> {
+        // The box around the volume: conservative, and exact where it
+        // matters, at the leaves' triangle tests.
+        self.oriented_box().ray_entry(ray, t_min, t_max)
     }
 }

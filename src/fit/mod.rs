@@ -7,6 +7,7 @@
 mod covariance;
 mod hull;
 mod obb;
+mod rss;
 mod sphere;
 
 pub use covariance::{
@@ -18,4 +19,5 @@ pub use obb::{
     obb_from_points_covariance, obb_from_points_hull_covariance, obb_from_points_min_volume,
     obb_from_triangles_covariance, obb_with_axes, pack_obb, packed_obb_with_axes,
 };
+pub use rss::rss_with_axes;
 pub use sphere::{SphereFitError, ritter_sphere, sphere_from_aabb, welzl_sphere};

@@ -183,6 +183,12 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
         Point::from(self.rotation * p.coords + self.translation)
     }
 
+    /// A direction of B's frame in A's frame: `R_ab · v`.
+    #[inline(always)]
+    pub(crate) fn b_axis_to_a(&self, v: &Vector) -> Vector {
+        self.rotation * v
+    }
+
     /// B's node box in A's mesh frame (identity axes skip their product).
     #[inline(always)]
     pub(crate) fn box_b_in_a(&self, b: &Obb) -> Obb {
