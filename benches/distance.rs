@@ -5,7 +5,8 @@
 //! batch on all cores.
 //!
 //! Mesh to mesh: FCL's env vs rob and the bunny against a half-size copy,
-//! at random poses, boxtree's `PlacedMesh::distance` and `is_within`
+//! at random poses, boxtree's `PlacedMesh::distance` (AABB, packed and
+//! plain OBB, and RSS trees) and `is_within`
 //! beside parry3d's `query::distance` (TriMesh against TriMesh). With
 //! `--features fcl` also FCL 0.7's `fcl::distance` on `BVHModel<OBBRSS>`
 //! (`benches/fcl`), checked against boxtree's distances first.
@@ -23,7 +24,8 @@ mod bands;
 
 use std::hint::black_box;
 
-use boxtree::{Aabb, ErrorBound, Isometry, MeshTree, PackedObb, Real, Threads, TriMesh};
+use boxtree::bvh::BoundingVolume;
+use boxtree::{Aabb, ErrorBound, Isometry, MeshTree, Obb, PackedObb, Real, Rss, Threads, TriMesh};
 use common::{SplitMix, bench_items, parry_mesh, parry_pose, pp};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use parry3d::query::PointQuery as _;
@@ -136,9 +138,17 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
         MeshTree::<Aabb>::new(a.clone()),
         MeshTree::<Aabb>::new(b.clone()),
     );
-    let (obb_a, obb_b) = (
+    let (packed_a, packed_b) = (
         MeshTree::<PackedObb>::new(a.clone()),
         MeshTree::<PackedObb>::new(b.clone()),
+    );
+    let (obb_a, obb_b) = (
+        MeshTree::<Obb>::new(a.clone()),
+        MeshTree::<Obb>::new(b.clone()),
+    );
+    let (rss_a, rss_b) = (
+        MeshTree::<Rss>::new(a.clone()),
+        MeshTree::<Rss>::new(b.clone()),
     );
     let (parry_a, parry_b) = (parry_mesh(a), parry_mesh(b));
     let parry_poses: Vec<_> = poses.iter().map(parry_pose).collect();
@@ -172,7 +182,6 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
     );
     #[cfg(feature = "fcl")]
     let fcl_pair = fcl_check(name, a, b, poses, &distances);
-    type Run<'a> = Box<dyn FnMut() -> usize + 'a>;
     let runs: Vec<(&str, Run)> = vec![
         (
             "parry3d query::distance",
@@ -202,83 +211,36 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
                     .count()
             }),
         ),
-        (
-            "aabb distance",
-            Box::new(|| {
-                poses
-                    .iter()
-                    .filter_map(|p| {
-                        black_box(
-                            aabb_a
-                                .placed(at)
-                                .distance(&aabb_b.placed(*black_box(p)), ErrorBound::EXACT),
-                        )
-                    })
-                    .filter(|d| d.distance == 0.0)
-                    .count()
-            }),
+        distance_run("aabb distance", &aabb_a, &aabb_b, poses, ErrorBound::EXACT),
+        distance_run(
+            "packed obb distance",
+            &packed_a,
+            &packed_b,
+            poses,
+            ErrorBound::EXACT,
         ),
-        (
-            "obb distance",
-            Box::new(|| {
-                poses
-                    .iter()
-                    .filter_map(|p| {
-                        black_box(
-                            obb_a
-                                .placed(at)
-                                .distance(&obb_b.placed(*black_box(p)), ErrorBound::EXACT),
-                        )
-                    })
-                    .filter(|d| d.distance == 0.0)
-                    .count()
-            }),
-        ),
-        (
+        distance_run("obb distance", &obb_a, &obb_b, poses, ErrorBound::EXACT),
+        distance_run("rss distance", &rss_a, &rss_b, poses, ErrorBound::EXACT),
+        distance_run(
             "obb distance, 5% relative error",
-            Box::new(|| {
-                poses
-                    .iter()
-                    .filter_map(|p| {
-                        black_box(
-                            obb_a
-                                .placed(at)
-                                .distance(&obb_b.placed(*black_box(p)), ErrorBound::relative(0.05)),
-                        )
-                    })
-                    .filter(|d| d.distance == 0.0)
-                    .count()
-            }),
+            &obb_a,
+            &obb_b,
+            poses,
+            ErrorBound::relative(0.05),
         ),
-        (
+        within_run(
             "aabb is_within (median distance)",
-            Box::new(|| {
-                poses
-                    .iter()
-                    .filter(|p| {
-                        black_box(
-                            aabb_a
-                                .placed(at)
-                                .is_within(&aabb_b.placed(**black_box(p)), tolerance),
-                        )
-                    })
-                    .count()
-            }),
+            &aabb_a,
+            &aabb_b,
+            poses,
+            tolerance,
         ),
-        (
+        within_run(
             "obb is_within (median distance)",
-            Box::new(|| {
-                poses
-                    .iter()
-                    .filter(|p| {
-                        black_box(
-                            obb_a
-                                .placed(at)
-                                .is_within(&obb_b.placed(**black_box(p)), tolerance),
-                        )
-                    })
-                    .count()
-            }),
+            &obb_a,
+            &obb_b,
+            poses,
+            tolerance,
         ),
     ];
     let mut group = c.benchmark_group(format!("distance/{name}"));
@@ -307,6 +269,46 @@ fn bench_pair(c: &mut Criterion, name: &str, a: &TriMesh, b: &TriMesh, poses: &[
         println!("distance {name} {label}: {:.2} us/pose{ratio}", ns / 1e3);
     }
     group.finish();
+}
+
+type Run<'a> = Box<dyn FnMut() -> usize + 'a>;
+
+/// A row of boxtree distances between `a` (at the identity) and `b` at each
+/// pose, counting the touching poses.
+fn distance_run<'a, V: BoundingVolume>(
+    label: &'a str,
+    a: &'a MeshTree<V>,
+    b: &'a MeshTree<V>,
+    poses: &'a [Isometry],
+    error: ErrorBound,
+) -> (&'a str, Run<'a>) {
+    let at = Isometry::identity();
+    let run = move || {
+        poses
+            .iter()
+            .filter_map(|p| black_box(a.placed(at).distance(&b.placed(*black_box(p)), error)))
+            .filter(|d| d.distance == 0.0)
+            .count()
+    };
+    (label, Box::new(run))
+}
+
+/// A row of boxtree tolerance queries, counting the poses within `tolerance`.
+fn within_run<'a, V: BoundingVolume>(
+    label: &'a str,
+    a: &'a MeshTree<V>,
+    b: &'a MeshTree<V>,
+    poses: &'a [Isometry],
+    tolerance: Real,
+) -> (&'a str, Run<'a>) {
+    let at = Isometry::identity();
+    let run = move || {
+        poses
+            .iter()
+            .filter(|p| black_box(a.placed(at).is_within(&b.placed(*black_box(*p)), tolerance)))
+            .count()
+    };
+    (label, Box::new(run))
 }
 
 /// ", speed-up over parry3d 2.00x" for boxtree's rows; parry3d's own row
