@@ -738,6 +738,46 @@ fn thousands_of_copies_at_one_spot() {
     assert_eq!(pairs.len(), 41 * 40 / 2);
 }
 
+#[test]
+fn a_scene_keeps_at_most_128_bytes_per_object_beside_its_meshes() {
+    // The bench's town: 2,180 of 21 blocks 6–14 m wide and 8–30 m tall,
+    // one per 20 m lot of a 47 × 47 grid, each turned about the vertical.
+    // (The top level's fill, hence its size, depends on the layout: a
+    // jittered grid of equal small props measures 140 bytes.)
+    let mut rng = SplitMix(77);
+    let blocks: Vec<Arc<MeshTree<Aabb>>> = (0..21)
+        .map(|_| {
+            let (w, d, h) = (
+                rng.range(6.0, 14.0),
+                rng.range(6.0, 14.0),
+                rng.range(8.0, 30.0),
+            );
+            let min = Point::new(-w / 2.0, -d / 2.0, 0.0);
+            Arc::new(MeshTree::new(TriMesh::cuboid(
+                min,
+                Point::new(w / 2.0, d / 2.0, h),
+            )))
+        })
+        .collect();
+    let mut scene = Scene::new();
+    for k in 0..2_180u32 {
+        let (i, j) = (k % 47, k / 47);
+        let turn = Rotation::from_axis_angle(&Vector::z_axis(), rng.range(0.0, 6.3));
+        let at = Vector::new(i as Real * 20.0, j as Real * 20.0, 0.0);
+        let mesh = blocks[rng.next_u64() as usize % blocks.len()].clone();
+        scene
+            .add(mesh, Isometry::from_parts(at.into(), turn))
+            .unwrap();
+    }
+    scene.update();
+    let per_object = scene.bytes() as f64 / scene.len() as f64;
+    assert!(
+        per_object <= 128.0,
+        "{} objects: {per_object:.1} bytes each",
+        scene.len()
+    );
+}
+
 /// One step of a scene's life.
 #[derive(Clone, Debug)]
 enum Step {

@@ -495,6 +495,22 @@ impl<const W: usize> WideBvh<W> {
         WideBvh { nodes, depth }
     }
 
+    /// Makes every leaf child name `name(first)` (count unchanged) instead
+    /// of its first leaf-order position, and clears the grandchild ranges
+    /// of inner children, which no longer describe a leaf order: for a
+    /// scene's top level, whose single-object leaves name the object.
+    pub(crate) fn rename_leaves(&mut self, name: impl Fn(u32) -> u32) {
+        for node in &mut self.nodes {
+            for lane in 0..W {
+                match node.child(lane) {
+                    WideChild::Leaf { first, .. } => node.child[lane] = LEAF | name(first),
+                    WideChild::Node(_) => node.count[lane] = 0,
+                    WideChild::Empty => {}
+                }
+            }
+        }
+    }
+
     /// The nodes; the root is first.
     #[must_use]
     #[inline]

@@ -8,7 +8,7 @@ use crate::math::{Point, Real, is_finite_point};
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::{PointProjection, PointQuery};
 use crate::scene::object::Object;
-use crate::scene::top_tree::{REMOVED, TopTree};
+use crate::scene::top_tree::TopTree;
 use crate::scene::{Filter, ObjectId, Scene, with_tree};
 use crate::simd::Baseline;
 
@@ -73,10 +73,9 @@ impl Scene {
                 }
             }
         };
-        for &index in self.unindexed() {
+        for &(index, world_box) in self.unindexed() {
             let object = self.objects_table()[index as usize].as_ref().expect("live");
-            let d = object.world_box.distance_squared(&p).sqrt();
-            if d <= reach(&best) {
+            if world_box.distance_squared(&p).sqrt() <= reach(&best) {
                 offer(index, object, &mut best);
             }
         }
@@ -90,7 +89,7 @@ impl Scene {
             self.visit_objects(
                 |b: &crate::bounding_volume::Aabb| b.distance_squared(&p).sqrt() <= within,
                 |index, object| {
-                    if object.world_box.distance_squared(&p).sqrt() <= reach(&best) {
+                    if self.box_of(object).distance_squared(&p).sqrt() <= reach(&best) {
                         offer(index, object, &mut best);
                     }
                     Visit::Continue
@@ -135,7 +134,7 @@ fn descend(
 ) {
     let nodes = top.wide.nodes();
     let mut items = stack_items();
-    // (wide node, 0, distance) or (first leaf position, count ≥ 1, distance).
+    // (wide node, 0, distance) or (object, 1, distance).
     let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
     let mut current = (0u32, 0u32, 0.0);
     loop {
@@ -154,16 +153,9 @@ fn descend(
                     current = (at, count, d);
                     continue;
                 }
-            } else {
-                for &m in &top.members[at as usize..(at + count) as usize] {
-                    if m == REMOVED {
-                        continue;
-                    }
-                    let object = scene.objects_table()[m as usize].as_ref().expect("live");
-                    if count == 1 || object.world_box.distance_squared(p).sqrt() <= reach(best) {
-                        offer(m, object, best);
-                    }
-                }
+            } else if let Some(object) = &scene.objects_table()[at as usize] {
+                // A leaf: its box, within reach, is its object's.
+                offer(at, object, best);
             }
         }
         match stack.pop() {

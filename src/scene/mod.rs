@@ -45,7 +45,7 @@ use crate::bvh::{ArrayStack, TraversalStack, Visit, WideChild, WideNode, set_bit
 use crate::math::{Isometry, Point, Real};
 use crate::mesh::MeshError;
 use object::{Object, Slot, is_finite_pose};
-use top_tree::{REMOVED, TopTree};
+use top_tree::TopTree;
 
 /// Why a scene refused a change.
 #[derive(Debug)]
@@ -114,8 +114,9 @@ pub struct Scene {
     objects: Vec<Option<Object>>,
     live: usize,
     top: Option<TopTree>,
-    /// Objects added since the last build, tested one by one.
-    unindexed: Vec<u32>,
+    /// Objects added since the last build, with their world boxes, tested
+    /// one by one.
+    unindexed: Vec<(u32, Aabb)>,
     /// Leaf positions emptied by removals since the last build.
     removed_since_build: usize,
     /// Largest absolute world coordinate of any object box: the scale of
@@ -143,12 +144,19 @@ impl Scene {
         if !is_finite_pose(&pose) {
             return Err(SceneError::NonFinitePose { object: None });
         }
-        let id = ObjectId(u32::try_from(self.objects.len()).expect("fewer than 2^32 objects"));
-        let mut object = Object::new(mesh.into(), pose);
+        // The top level's leaves name objects in 31 bits.
+        let index = u32::try_from(self.objects.len())
+            .ok()
+            .filter(|&i| i < 1 << 31)
+            .expect("fewer than 2^31 objects");
+        let id = ObjectId(index);
+        let slot = Slot::Unindexed(self.unindexed.len() as u32);
+        let mut object = Object::new(mesh.into(), pose, slot);
         object.changed_at = self.tick();
-        self.note_scale(&object.world_box);
+        let world_box = object.placed_box();
+        self.note_scale(&world_box);
         self.objects.push(Some(object));
-        self.unindexed.push(id.0);
+        self.unindexed.push((id.0, world_box));
         self.live += 1;
         Ok(id)
     }
@@ -161,14 +169,18 @@ impl Scene {
             .and_then(Option::take)
             .ok_or(SceneError::UnknownObject(id))?;
         self.live -= 1;
-        match object.slot {
-            Slot::Unindexed => self.unindexed.retain(|&m| m != id.0),
-            Slot::Indexed { leaf, position } => {
+        match object.slot() {
+            Slot::Unindexed(position) => {
+                self.unindexed.swap_remove(position as usize);
+                if let Some(&(moved, _)) = self.unindexed.get(position as usize) {
+                    let moved = self.objects[moved as usize].as_mut().expect("live");
+                    moved.set_slot(Slot::Unindexed(position));
+                }
+            }
+            Slot::Indexed(leaf) => {
                 let top = self.top.as_mut().expect("indexed objects have a tree");
-                top.members[position as usize] = REMOVED;
+                top.set_object_box(leaf, &Aabb::EMPTY);
                 self.removed_since_build += 1;
-                let objects = &self.objects;
-                top.refit_from(leaf, |m| world_box_of(objects, m));
             }
         }
         Ok(object.mesh)
@@ -181,7 +193,7 @@ impl Scene {
         }
         let tick = self.tick();
         let object = self.object_mut(id)?;
-        object.place(pose);
+        object.pose = pose;
         object.changed_at = tick;
         self.refit_object(id);
         Ok(())
@@ -195,9 +207,7 @@ impl Scene {
         let object = self.object_mut(id)?;
         let result = with_tree!(&mut object.mesh, tree => std::sync::Arc::make_mut(tree).set_vertices(vertices));
         result.map_err(|source| SceneError::Mesh { object: id, source })?;
-        let pose = object.pose;
-        object.place(pose);
-        object.changed_at = tick;
+        object.changed_at = tick as u32;
         self.changes = tick;
         self.refit_object(id);
         Ok(())
@@ -232,7 +242,7 @@ impl Scene {
             None => !self.unindexed.is_empty(),
             Some(top) => {
                 !self.unindexed.is_empty()
-                    || 4 * self.removed_since_build > top.members.len()
+                    || 4 * self.removed_since_build > top.placed
                     || top.degraded()
             }
         };
@@ -248,7 +258,7 @@ impl Scene {
             .objects
             .iter()
             .enumerate()
-            .filter_map(|(i, o)| o.as_ref().map(|o| (i as u32, o.world_box)))
+            .filter_map(|(i, o)| o.as_ref().map(|o| (i as u32, self.box_of(o))))
             .collect();
         self.unindexed.clear();
         self.removed_since_build = 0;
@@ -261,9 +271,9 @@ impl Scene {
             return;
         }
         let (top, placements) = TopTree::build(&boxes);
-        for (object, leaf, position) in placements {
+        for (object, leaf) in placements {
             if let Some(o) = self.objects[object as usize].as_mut() {
-                o.slot = Slot::Indexed { leaf, position };
+                o.set_slot(Slot::Indexed(leaf));
             }
         }
         self.top = Some(top);
@@ -323,11 +333,23 @@ impl Scene {
     /// The object's world bounds (padded for rounding), as the top-level tree holds them.
     #[must_use]
     pub fn world_box(&self, id: ObjectId) -> Option<Aabb> {
-        self.object(id).map(|o| o.world_box)
+        self.object(id).map(|o| self.box_of(o))
+    }
+
+    /// The world box of a live object, where its slot keeps it.
+    pub(crate) fn box_of(&self, object: &Object) -> Aabb {
+        match object.slot() {
+            Slot::Indexed(leaf) => self
+                .top
+                .as_ref()
+                .expect("indexed objects have a tree")
+                .object_box(leaf),
+            Slot::Unindexed(position) => self.unindexed[position as usize].1,
+        }
     }
 
     /// Bytes the scene keeps beside the meshes it places: the object table
-    /// and the top-level tree (its 8-wide nodes, parents and leaf members).
+    /// and the top-level tree (its 8-wide nodes and their parents).
     #[must_use]
     pub fn bytes(&self) -> usize {
         let top = self.top.as_ref().map_or(0, TopTree::bytes);
@@ -361,24 +383,30 @@ impl Scene {
             .ok_or(SceneError::UnknownObject(id))
     }
 
-    /// After the object's box changed: refits the path above it.
+    /// After the object's pose or shape changed: keeps its new world box
+    /// (refitting the path above its leaf).
     fn refit_object(&mut self, id: ObjectId) {
         let Some(object) = self.object(id) else {
             return;
         };
-        let world_box = object.world_box;
-        let slot = object.slot;
+        let world_box = object.placed_box();
+        let slot = object.slot();
         self.note_scale(&world_box);
-        if let (Slot::Indexed { leaf, .. }, Some(top)) = (slot, self.top.as_mut()) {
-            let objects = &self.objects;
-            top.refit_from(leaf, |m| world_box_of(objects, m));
+        match slot {
+            Slot::Indexed(leaf) => self
+                .top
+                .as_mut()
+                .expect("indexed objects have a tree")
+                .set_object_box(leaf, &world_box),
+            Slot::Unindexed(position) => self.unindexed[position as usize].1 = world_box,
         }
     }
 
-    /// Counts one change and returns the new count.
-    fn tick(&mut self) -> u64 {
+    /// Counts one change and returns the new count's low 32 bits, which
+    /// objects keep (see `Object::changed_at`).
+    fn tick(&mut self) -> u32 {
         self.changes += 1;
-        self.changes
+        self.changes as u32
     }
 
     /// Changes made so far: adds, moves, deformations, layer and group changes.
@@ -399,11 +427,11 @@ impl Scene {
         test: impl BoxTest,
         mut visit: impl FnMut(u32, &Object) -> Visit,
     ) -> bool {
-        for &index in &self.unindexed {
-            let object = self.objects[index as usize]
+        for (index, world_box) in &self.unindexed {
+            let object = self.objects[*index as usize]
                 .as_ref()
                 .expect("unindexed objects are live");
-            if test.accepts(&object.world_box) && visit(index, object) == Visit::Stop {
+            if test.accepts(world_box) && visit(*index, object) == Visit::Stop {
                 return true;
             }
         }
@@ -436,17 +464,12 @@ impl Scene {
                 stack.push(node.inner_child(lane));
             }
             for lane in set_bits(u64::from(leaves)) {
-                let (first, count) = node.leaf_range(lane);
-                for &m in &top.members[first as usize..(first + count) as usize] {
-                    if m == REMOVED {
-                        continue;
-                    }
-                    let object = self.objects[m as usize].as_ref().expect("members are live");
-                    if (count == 1 || test.accepts(&object.world_box))
-                        && visit(m, object) == Visit::Stop
-                    {
-                        return true;
-                    }
+                // The leaf's box, just accepted, is its object's.
+                let (m, _) = node.leaf_range(lane);
+                if let Some(object) = &self.objects[m as usize]
+                    && visit(m, object) == Visit::Stop
+                {
+                    return true;
                 }
             }
             match stack.pop() {
@@ -491,7 +514,7 @@ impl Scene {
         self.top.as_ref()
     }
 
-    pub(crate) fn unindexed(&self) -> &[u32] {
+    pub(crate) fn unindexed(&self) -> &[(u32, Aabb)] {
         &self.unindexed
     }
 
@@ -540,12 +563,6 @@ impl BoxTest for Overlapping<'_> {
     fn lanes(&self, node: &WideNode<8>) -> u32 {
         node.overlapping_lanes(self.0)
     }
-}
-
-fn world_box_of(objects: &[Option<Object>], index: u32) -> Aabb {
-    objects[index as usize]
-        .as_ref()
-        .map_or(Aabb::EMPTY, |o| o.world_box)
 }
 
 fn box_scale(b: &Aabb) -> Real {

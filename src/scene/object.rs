@@ -106,28 +106,46 @@ impl SceneMesh {
     }
 }
 
-/// Where an object stands in the top-level tree.
+/// Where an object's world box is kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Slot {
-    /// At this leaf position of the tree, in this leaf slot of a wide node.
-    Indexed { leaf: ChildSlot, position: u32 },
-    /// Added since the last build: tested by every query one by one.
-    Unindexed,
+    /// Alone in this leaf slot of the top-level tree, whose box is the
+    /// object's world box.
+    Indexed(ChildSlot),
+    /// Added since the last build: at this position of the scene's list of
+    /// unindexed objects, beside its box, and tested by every query.
+    Unindexed(u32),
 }
 
-/// An object of a scene.
+/// A [`Slot`] in 31 bits and a flag: `Unindexed` sets the top bit. Leaf
+/// slots and list positions stay below 2³¹ (a scene has fewer objects).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PackedSlot(u32);
+
+const UNINDEXED_BIT: u32 = 1 << 31;
+
+impl From<Slot> for PackedSlot {
+    fn from(slot: Slot) -> Self {
+        match slot {
+            Slot::Indexed(leaf) => PackedSlot(leaf),
+            Slot::Unindexed(position) => PackedSlot(position | UNINDEXED_BIT),
+        }
+    }
+}
+
+/// An object of a scene, in 64 bytes: the scene's memory per object
+/// beside its top-level tree (its world box lives in that tree, see
+/// [`Slot`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Object {
     pub(crate) mesh: SceneMesh,
     pub(crate) pose: Isometry,
-    /// Bounds of the placed mesh, padded for rounding; empty for a mesh
-    /// without triangles.
-    pub(crate) world_box: Aabb,
     pub(crate) layers: u32,
     pub(crate) group: Option<u32>,
-    pub(crate) slot: Slot,
-    /// The scene's change count when this object last changed.
-    pub(crate) changed_at: u64,
+    slot: PackedSlot,
+    /// The low 32 bits of the scene's change count when this object last
+    /// changed (compared as a wrapping difference; see `Scene::update_pairs`).
+    pub(crate) changed_at: u32,
 }
 
 impl Object {
@@ -139,30 +157,37 @@ impl Object {
         LocalFrame::new(&self.pose)
     }
 
-    pub(crate) fn new(mesh: SceneMesh, pose: Isometry) -> Self {
-        let mut object = Object {
+    /// An object at `pose` (checked finite by the caller), kept at `slot`.
+    pub(crate) fn new(mesh: SceneMesh, pose: Isometry, slot: Slot) -> Self {
+        Object {
             mesh,
             pose,
-            world_box: Aabb::EMPTY,
             layers: 1,
             group: None,
-            slot: Slot::Unindexed,
+            slot: slot.into(),
             changed_at: 0,
-        };
-        object.place(pose);
-        object
+        }
     }
 
-    /// Moves the object to `pose` (checked finite by the caller).
-    pub(crate) fn place(&mut self, pose: Isometry) {
-        self.pose = pose;
-        self.world_box = world_box(&self.mesh, &pose);
+    /// Where the object's world box is kept.
+    #[inline(always)]
+    pub(crate) fn slot(&self) -> Slot {
+        match self.slot.0 {
+            packed if packed & UNINDEXED_BIT != 0 => Slot::Unindexed(packed & !UNINDEXED_BIT),
+            leaf => Slot::Indexed(leaf),
+        }
     }
-}
 
-/// The world bounds of `mesh` placed by `pose` (empty without triangles).
-fn world_box(mesh: &SceneMesh, pose: &Isometry) -> Aabb {
-    with_tree!(mesh, tree => placed_box(tree, pose))
+    pub(crate) fn set_slot(&mut self, slot: Slot) {
+        self.slot = slot.into();
+    }
+
+    /// Bounds of the placed mesh, padded for rounding; empty for a mesh
+    /// without triangles. Computed from the pose (a transformed root box),
+    /// for the scene to keep where [`Slot`] says.
+    pub(crate) fn placed_box(&self) -> Aabb {
+        with_tree!(&self.mesh, tree => placed_box(tree, &self.pose))
+    }
 }
 
 /// The world bounds of `tree` placed by `pose`: its root volume as a
@@ -184,4 +209,30 @@ pub(crate) fn placed_box<V: BoundingVolume>(tree: &MeshTree<V>, pose: &Isometry)
 pub(crate) fn is_finite_pose(pose: &Isometry) -> bool {
     let q = pose.rotation.quaternion();
     is_finite_point(&Point::from(pose.translation.vector)) && q.coords.iter().all(|c| c.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_object_takes_64_bytes_in_the_scene_s_table() {
+        assert_eq!(std::mem::size_of::<Option<Object>>(), 64);
+    }
+
+    #[test]
+    fn slots_survive_packing() {
+        let cube = TriMesh::cuboid(Point::origin(), Point::new(1.0, 1.0, 1.0));
+        let mesh = SceneMesh::from(MeshTree::<Aabb>::new(cube));
+        let mut object = Object::new(mesh, Isometry::identity(), Slot::Unindexed(7));
+        assert_eq!(object.slot(), Slot::Unindexed(7));
+        for slot in [
+            Slot::Indexed(0),
+            Slot::Indexed((1 << 31) - 1),
+            Slot::Unindexed((1 << 31) - 1),
+        ] {
+            object.set_slot(slot);
+            assert_eq!(object.slot(), slot);
+        }
+    }
 }

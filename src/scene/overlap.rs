@@ -93,7 +93,8 @@ impl Scene {
     /// two unchanged objects are kept without a test, pairs with a removed
     /// object dropped. The answer equals a full pass as long as every call
     /// on one set passes the same filter and `skip` (start a new set when
-    /// they change). The first update of a new set is a full pass.
+    /// they change). The first update of a new set is a full pass, and so
+    /// is one after 2³¹ or more changes since the last.
     pub fn update_pairs(
         &self,
         set: &mut PairSet,
@@ -101,12 +102,17 @@ impl Scene {
         skip: impl Fn(ObjectId, ObjectId) -> bool + Sync,
         threads: Threads,
     ) {
+        // Objects keep the low 32 bits of their last change: a wrapping
+        // difference tells "after `seen`" exactly while fewer than 2³¹
+        // changes separate the two; an object unchanged for longer may
+        // count as changed, which only tests its pairs again.
         let changed_since = |index: u32, seen: u64| {
             self.objects_table()[index as usize]
                 .as_ref()
-                .is_some_and(|o| o.changed_at > seen)
+                .is_some_and(|o| (o.changed_at.wrapping_sub(seen as u32) as i32) > 0)
         };
-        if set.seen.is_none() {
+        let recent = |seen: u64| self.change_count() - seen < 1 << 31;
+        if !set.seen.is_some_and(recent) {
             set.pairs = self.overlapping_pairs(filter, &skip, threads);
         } else {
             let seen = set.seen.unwrap_or(0);
@@ -147,11 +153,12 @@ impl Scene {
                 return Vec::new();
             };
             let a_id = ObjectId(index);
-            if !filter.accepts(a_id, a.layers) || a.world_box.is_empty() {
+            let a_box = self.box_of(a);
+            if !filter.accepts(a_id, a.layers) || a_box.is_empty() {
                 return Vec::new();
             }
             let mut found = Vec::new();
-            self.visit_objects(Overlapping(&a.world_box), |other, b| {
+            self.visit_objects(Overlapping(&a_box), |other, b| {
                 let b_id = ObjectId(other);
                 let pair = ObjectPair {
                     a: a_id.min(b_id),

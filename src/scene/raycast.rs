@@ -17,7 +17,7 @@ use crate::query::line_of_sight::sight_span;
 use crate::query::raycast::{PreparedRay, prune_slack};
 use crate::query::{RayHit, SightOptions, Visibility};
 use crate::scene::object::Object;
-use crate::scene::top_tree::{REMOVED, TopTree};
+use crate::scene::top_tree::TopTree;
 use crate::simd::{Avx2, Baseline, Isa, avx2_fn};
 
 /// End thresholds that flag no box: the top level needs no endpoint flags
@@ -154,13 +154,9 @@ impl Scene {
         if let Some(top) = self.top()
             && top.wide.fits_array_stack()
         {
-            for &index in self.unindexed() {
+            for &(index, world_box) in self.unindexed() {
                 let object = self.objects_table()[index as usize].as_ref().expect("live");
-                if object
-                    .world_box
-                    .ray_entry(&ray, span.t_min, span.t_max)
-                    .is_some()
-                {
+                if world_box.ray_entry(&ray, span.t_min, span.t_max).is_some() {
                     self.offer_closest(index, object, &span, filter, &mut best, slack);
                 }
             }
@@ -178,8 +174,8 @@ impl Scene {
                 |b: &Aabb| b.ray_entry(&ray, span.t_min, span.t_max).is_some(),
                 |index, object| {
                     let reach = best.map_or(span.t_max, |b| b.hit.t + slack).min(span.t_max);
-                    if object
-                        .world_box
+                    if self
+                        .box_of(object)
                         .ray_entry(&ray, span.t_min, reach)
                         .is_some()
                     {
@@ -253,9 +249,11 @@ impl Scene {
         mut visit: impl FnMut(u32, &Object) -> Visit,
     ) -> bool {
         let enter = |b: &Aabb| b.ray_entry(ray, span.t_min, span.t_max).is_some();
-        for &index in self.unindexed() {
-            let object = self.objects_table()[index as usize].as_ref().expect("live");
-            if enter(&object.world_box) && visit(index, object) == Visit::Stop {
+        for (index, world_box) in self.unindexed() {
+            let object = self.objects_table()[*index as usize]
+                .as_ref()
+                .expect("live");
+            if enter(world_box) && visit(*index, object) == Visit::Stop {
                 return true;
             }
         }
@@ -268,15 +266,12 @@ impl Scene {
             let spans = node.ray_entries_on(isa, ray, span.t_min, span.t_max, NO_ENDS);
             let leaves = spans.entered & node.leaf_lanes();
             for lane in set_bits(u64::from(leaves)) {
-                let (first, count) = node.leaf_range(lane);
-                for &m in &top.members[first as usize..(first + count) as usize] {
-                    if m == REMOVED {
-                        continue;
-                    }
-                    let object = self.objects_table()[m as usize].as_ref().expect("live");
-                    if (count == 1 || enter(&object.world_box)) && visit(m, object) == Visit::Stop {
-                        return true;
-                    }
+                // The leaf's box, just entered, is its object's.
+                let (m, _) = node.leaf_range(lane);
+                if let Some(object) = &self.objects_table()[m as usize]
+                    && visit(m, object) == Visit::Stop
+                {
+                    return true;
                 }
             }
             let inner = spans.entered & !leaves;
@@ -314,7 +309,7 @@ impl Scene {
             |best: &Option<SceneHit>| best.map_or(span.t_max, |b| b.hit.t + slack).min(span.t_max);
         let nodes = top.wide.nodes();
         let mut items = stack_items();
-        // (wide node, 0, entry) or (first leaf position, count ≥ 1, entry).
+        // (wide node, 0, entry) or (object, 1, entry).
         let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
         let mut current = (0u32, 0u32, span.t_min);
         loop {
@@ -332,21 +327,9 @@ impl Scene {
                         current = (at, count, t);
                         continue;
                     }
-                } else {
-                    for &m in &top.members[at as usize..(at + count) as usize] {
-                        if m == REMOVED {
-                            continue;
-                        }
-                        let object = self.objects_table()[m as usize].as_ref().expect("live");
-                        if count == 1
-                            || object
-                                .world_box
-                                .ray_entry(ray, span.t_min, reach_of(best))
-                                .is_some()
-                        {
-                            self.offer_closest(m, object, span, filter, best, slack);
-                        }
-                    }
+                } else if let Some(object) = &self.objects_table()[at as usize] {
+                    // A leaf: its box, entered before the best hit, is its object's.
+                    self.offer_closest(at, object, span, filter, best, slack);
                 }
             }
             match stack.pop() {

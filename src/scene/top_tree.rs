@@ -6,7 +6,9 @@
 //! and centres a builder over boxes would. The binary tree is then
 //! collapsed into the 8-wide form the raycasts descend and dropped: the
 //! wide form is the only one kept (half the memory per object of keeping
-//! both, and no stale form between a move and the next update). After a
+//! both, and no stale form between a move and the next update). Each leaf
+//! holds one object and names it, so the leaf's box is the object's world
+//! box and objects keep no box of their own. After a
 //! move only the path from the object's leaf to the root is refitted
 //! (O(depth · 8), van den Bergen 1997); the scene rebuilds the whole level
 //! when objects were added or when the tree's surface-area cost has grown
@@ -21,13 +23,6 @@ use crate::shape::TriangleSoup;
 
 /// Cost growth (relative to the last build) that makes [`crate::Scene::update`] rebuild.
 pub(crate) const REBUILD_COST_GROWTH: Real = 1.3;
-
-/// Marks a leaf position whose object was removed.
-pub(crate) const REMOVED: u32 = u32::MAX;
-
-/// Objects per leaf at most: an object visit costs a transform and a
-/// descent of its own tree, so leaves stay small.
-const MAX_LEAF_OBJECTS: u32 = 2;
 
 /// Lanes per node of the top level.
 const LANES: u32 = 8;
@@ -44,14 +39,14 @@ pub(crate) struct TopTree {
     pub(crate) wide: WideLayout,
     /// The child slot that points at each wide node (`u32::MAX` for the root).
     parents: Vec<ChildSlot>,
-    /// The object index at each leaf position ([`REMOVED`] once it left).
-    pub(crate) members: Vec<u32>,
+    /// Objects placed by the build (removed ones included).
+    pub(crate) placed: usize,
     /// Surface-area cost right after the build.
     built_cost: Real,
 }
 
-/// Where each built object landed: `(object index, leaf slot, leaf position)`.
-pub(crate) type Placement = (u32, ChildSlot, u32);
+/// Where each built object landed: `(object index, leaf slot)`.
+pub(crate) type Placement = (u32, ChildSlot);
 
 impl TopTree {
     /// A tree over `boxes` (`(object index, world box)`, non-empty), and where each object went.
@@ -69,13 +64,16 @@ impl TopTree {
             .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
             .collect();
         let soup = TriangleSoup::new_unchecked(&points, &indices);
-        let options = BuildOptions::sah().with_max_leaf_size(MAX_LEAF_OBJECTS);
+        // One object per leaf: an object visit costs a transform and a
+        // descent of its own tree, and a leaf then names its object.
+        let options = BuildOptions::sah().with_max_leaf_size(1);
         let bvh = Bvh::<Aabb>::build(soup, &options);
-        let members: Vec<u32> = bvh
+        let objects: Vec<u32> = bvh
             .leaf_triangles(0, bvh.triangle_count() as u32)
             .map(|t| boxes[t.index()].0)
             .collect();
-        let wide = WideLayout::from_binary(&bvh);
+        let mut wide = WideLayout::from_binary(&bvh);
+        wide.rename_leaves(|position| objects[position as usize]);
         let mut parents = vec![u32::MAX; wide.nodes().len()];
         let mut placements = Vec::with_capacity(boxes.len());
         for (index, node) in wide.nodes().iter().enumerate() {
@@ -83,11 +81,7 @@ impl TopTree {
                 let slot = index as u32 * LANES + lane as u32;
                 match node.child(lane) {
                     WideChild::Node(child) => parents[child as usize] = slot,
-                    WideChild::Leaf { first, count } => {
-                        for position in first..first + count {
-                            placements.push((members[position as usize], slot, position));
-                        }
-                    }
+                    WideChild::Leaf { first: object, .. } => placements.push((object, slot)),
                     WideChild::Empty => {}
                 }
             }
@@ -95,26 +89,25 @@ impl TopTree {
         let mut tree = TopTree {
             wide,
             parents,
-            members,
+            placed: boxes.len(),
             built_cost: 0.0,
         };
         tree.built_cost = tree.cost();
         (tree, placements)
     }
 
-    /// Recomputes leaf `slot` from its objects' boxes (`world_box` of an
-    /// object index), then every box above it.
-    pub(crate) fn refit_from(&mut self, slot: ChildSlot, world_box: impl Fn(u32) -> Aabb) {
+    /// The world box of the object in leaf `slot`.
+    pub(crate) fn object_box(&self, slot: ChildSlot) -> Aabb {
         let (node, lane) = ((slot / LANES) as usize, (slot % LANES) as usize);
-        let WideChild::Leaf { first, count } = self.wide.nodes()[node].child(lane) else {
-            unreachable!("objects sit in leaves");
-        };
-        let leaf = self.members[first as usize..(first + count) as usize]
-            .iter()
-            .filter(|&&m| m != REMOVED)
-            .fold(Aabb::EMPTY, |b, &m| b.union(&world_box(m)));
+        self.wide.nodes()[node].child_box(lane)
+    }
+
+    /// Gives the object in leaf `slot` a new world box (empty once it is
+    /// removed, which no query enters), then refits every box above it.
+    pub(crate) fn set_object_box(&mut self, slot: ChildSlot, world_box: &Aabb) {
+        let (node, lane) = ((slot / LANES) as usize, (slot % LANES) as usize);
         let nodes = self.wide.nodes_mut();
-        nodes[node].set_child_box(lane, &leaf);
+        nodes[node].set_child_box(lane, world_box);
         let mut child = node;
         while let Some(&slot) = self.parents.get(child).filter(|&&s| s != u32::MAX) {
             let joined = nodes[child].bounds();
@@ -124,11 +117,9 @@ impl TopTree {
         }
     }
 
-    /// Bytes held: the wide nodes, their parents and the members.
+    /// Bytes held: the wide nodes and their parents.
     pub(crate) fn bytes(&self) -> usize {
-        self.wide.bytes()
-            + std::mem::size_of_val(self.parents.as_slice())
-            + std::mem::size_of_val(self.members.as_slice())
+        self.wide.bytes() + std::mem::size_of_val(self.parents.as_slice())
     }
 
     /// Surface-area cost: the summed area of every child box, relative to
