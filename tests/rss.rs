@@ -6,7 +6,7 @@ mod common;
 
 use boxtree::bvh::{BoundingVolume, ObbFit};
 use boxtree::fit::rss_with_axes;
-use boxtree::intersect::{rectangle_distance, triangle_distance};
+use boxtree::intersect::{rectangle_distance, rss_distance, triangle_distance};
 use boxtree::math::{Isometry, Matrix, Point, Real, Rotation, Vector};
 use boxtree::{Rectangle, Rss, Triangle};
 use common::{SplitMix, rotation};
@@ -178,7 +178,7 @@ fn fits_contain_their_points_and_balls_and_hug_flat_sets() {
         for (p, r) in &balls {
             // Every point of each ball lies inside: its centre within `radius - r`.
             assert!(
-                rss.rectangle.distance(p) + r <= rss.radius,
+                rss.rectangle_distance(p) + r <= rss.radius,
                 "case {k}: {p:?} radius {r} outside {rss:?}"
             );
         }
@@ -206,7 +206,7 @@ fn fits_contain_their_points_and_balls_and_hug_flat_sets() {
     let rss = rss_with_axes(&corners_and_centre, &Matrix::identity()).expect("finite");
     for (p, _) in &corners_and_centre {
         assert!(
-            rss.rectangle.distance(p) <= rss.radius,
+            rss.rectangle_distance(p) <= rss.radius,
             "{p:?} outside {rss:?}"
         );
     }
@@ -246,7 +246,7 @@ fn refits_contain_their_children() {
         // Each child: its rectangle's corners pushed out by its radius in
         // every direction stay inside the parent.
         for child in [l, r] {
-            for corner in child.rectangle.corners() {
+            for corner in child.corners() {
                 for direction in [
                     Vector::x(),
                     -Vector::x(),
@@ -254,7 +254,7 @@ fn refits_contain_their_children() {
                     -Vector::y(),
                     Vector::z(),
                     -Vector::z(),
-                    child.rectangle.normal(),
+                    child.normal(),
                 ] {
                     let p = corner + direction * child.radius;
                     assert!(
@@ -270,10 +270,17 @@ fn refits_contain_their_children() {
 #[test]
 fn point_distance_is_the_rectangle_distance_less_the_radius() {
     let mut rng = SplitMix(23);
-    let r = Rss::new(
-        rectangle(Point::new(1.0, 2.0, 3.0), &rng.rotation(), [1.0, 0.5]),
-        0.25,
+    let core = rectangle(Point::new(1.0, 2.0, 3.0), &rng.rotation(), [1.0, 0.5]);
+    let r = Rss::new(core.center, core.axes, core.half_lengths, 0.25);
+    assert_eq!(Rectangle::from(&r), core);
+    // Parallel and two apart: 2 less both radii.
+    let above = Rss::new(
+        core.center + core.normal() * 2.0,
+        core.axes,
+        core.half_lengths,
+        0.5,
     );
+    assert!((rss_distance(&r, &above) - 1.25).abs() < 1e-5);
     for _ in 0..1000 {
         let p = Point::new(1.0, 2.0, 3.0) + rng.vector(-3.0, 3.0);
         // Dense sampling of the rectangle as the oracle of the core distance.
@@ -281,8 +288,7 @@ fn point_distance_is_the_rectangle_distance_less_the_radius() {
         for i in 0..=40 {
             for j in 0..=40 {
                 let (s, t) = (i as Real / 20.0 - 1.0, j as Real / 20.0 - 1.0);
-                let q =
-                    r.rectangle.center + r.rectangle.axes[0] * s + r.rectangle.axes[1] * (0.5 * t);
+                let q = r.center + r.axes[0] * s + r.axes[1] * (0.5 * t);
                 least = least.min((p - q).norm());
             }
         }
@@ -292,10 +298,7 @@ fn point_distance_is_the_rectangle_distance_less_the_radius() {
             ours <= expected + 1e-5 && ours >= expected - 0.04,
             "{ours} vs {expected}"
         );
-        assert_eq!(
-            r.contains_point_within(&p, 0.0),
-            r.rectangle.distance(&p) <= 0.25
-        );
+        assert_eq!(r.contains_point_within(&p, 0.0), core.distance(&p) <= 0.25);
     }
     assert!(
         r.point_distance_squared(&Point::new(Real::NAN, 0.0, 0.0))
@@ -303,8 +306,8 @@ fn point_distance_is_the_rectangle_distance_less_the_radius() {
     );
     // The box and the axis-aligned box hold the volume.
     let (b, aabb) = (r.oriented_box(), r.to_aabb());
-    for corner in r.rectangle.corners() {
-        for d in [r.rectangle.normal(), -r.rectangle.normal()] {
+    for corner in r.corners() {
+        for d in [r.normal(), -r.normal()] {
             let p = corner + d * 0.25;
             assert!(b.contains_point(&p) || b.distance_squared(&p) < 1e-10);
             assert!(aabb.contains_point(&p));

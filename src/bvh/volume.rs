@@ -14,7 +14,7 @@ use crate::fit::{
     ritter_sphere, rss_with_axes,
 };
 use crate::math::{Matrix, Point, Real, Vector};
-use crate::shape::{Ray, Rectangle, Triangle};
+use crate::shape::{Ray, Triangle};
 
 /// How an OBB tree orients each node's box.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -526,14 +526,18 @@ impl BoundingVolume for Rss {
         })
         .unwrap_or_else(|| {
             let b = Aabb::from_points(&balls.iter().map(|b| b.0).collect::<Vec<_>>());
-            let rectangle = Rectangle::new(b.center(), [Vector::x(), Vector::y()], [0.0; 2]);
-            Rss::new(rectangle, b.half_extents().norm())
+            Rss::new(
+                b.center(),
+                [Vector::x(), Vector::y()],
+                [0.0; 2],
+                b.half_extents().norm(),
+            )
         })
     }
 
     fn refit_parent(&self, left: &Self, right: &Self) -> Self {
         let ball = |s: &Rss, p: Point| (p, s.radius);
-        let (l, r) = (left.rectangle.corners(), right.rectangle.corners());
+        let (l, r) = (left.corners(), right.corners());
         let balls: [(Point, Real); 8] = std::array::from_fn(|i| {
             if i < 4 {
                 ball(left, l[i])
@@ -541,12 +545,12 @@ impl BoundingVolume for Rss {
                 ball(right, r[i - 4])
             }
         });
-        rss_with_axes(&balls, &self.axes()).unwrap_or(*self)
+        rss_with_axes(&balls, &self.frame()).unwrap_or(*self)
     }
 
     fn refit_leaf(&self, triangles: &[Triangle]) -> Self {
         let balls: Vec<(Point, Real)> = vertices_of(triangles).map(|p| (p, 0.0)).collect();
-        rss_with_axes(&balls, &self.axes()).unwrap_or(*self)
+        rss_with_axes(&balls, &self.frame()).unwrap_or(*self)
     }
 
     fn surface_area(&self) -> Real {

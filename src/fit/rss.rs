@@ -13,7 +13,6 @@
 
 use crate::bounding_volume::Rss;
 use crate::math::{Matrix, Point, Real, Vector, is_finite_point};
-use crate::shape::Rectangle;
 use nalgebra::Vector3;
 
 type V64 = Vector3<f64>;
@@ -92,10 +91,10 @@ pub fn rss_with_axes(balls: &[(Point, Real)], axes: &Matrix) -> Option<Rss> {
     let pad = PADDING_ULPS * f64::from(Real::EPSILON) * scale;
     let half = |[low, high]: [f64; 2]| (0.5 * (high - low)) as Real;
     let column = |i: usize| -> Vector { axes.column(i).into_owned() };
-    let rectangle = Rectangle::new(
+    Some(Rss::new(
         Point::from(center_world.cast::<Real>()),
         [column(first), column(second)],
         [half(sides[0]), half(sides[1])],
-    );
-    Some(Rss::new(rectangle, (radius + pad) as Real))
+        (radius + pad) as Real,
+    ))
 }

@@ -20,7 +20,7 @@ pub use point_triangle::{TriangleClosestPoint, closest_point_on_triangle};
 pub use polytope_sat::{ConvexPolytope, polytopes_overlap};
 pub use ray_triangle::{FaceCulling, TriangleHit, WatertightRay, ray_triangle, segment_triangle};
 pub(crate) use ray_triangle::{TriangleLanes, end_thresholds};
-pub use rectangle_distance::rectangle_distance;
+pub use rectangle_distance::{rectangle_distance, rss_distance};
 pub use segment_aabb::{RayBoxHit, ray_aabb, segment_aabb, segment_overlaps_aabb};
 pub use segment_obb::{ray_obb, segment_obb, segment_overlaps_obb};
 pub use sphere_box::{sphere_overlaps_aabb, sphere_overlaps_obb};

@@ -12,6 +12,7 @@
 //! (crossing), or, lying in one plane, a corner of one lies in the other or
 //! two sides cross; those cases answer 0 through the same candidates.
 
+use crate::bounding_volume::Rss;
 use crate::intersect::closest_points_segments;
 use crate::math::{Point, Real, Vector};
 use crate::shape::{Rectangle, Segment};
@@ -81,6 +82,14 @@ pub fn rectangle_distance(a: &Rectangle, b: &Rectangle) -> Real {
         }
     }
     least.sqrt()
+}
+
+/// The distance between two rectangle swept spheres: their core
+/// rectangles' distance less both radii, 0 when they touch.
+#[must_use]
+pub fn rss_distance(a: &Rss, b: &Rss) -> Real {
+    let core = rectangle_distance(&Rectangle::from(a), &Rectangle::from(b));
+    (core - a.radius - b.radius).max(0.0)
 }
 
 /// True when a side of the polygon `corners` (in order, in the frame of a

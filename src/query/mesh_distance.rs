@@ -28,7 +28,7 @@ use crate::intersect::{triangle_distance, triangle_distance_knowing, triangles_o
 use crate::math::{Point, Real, Vector};
 use crate::query::mesh_overlap::{PairDescent, Step};
 use crate::query::{OverlapStats, PlacedMesh, TrianglePair};
-use crate::shape::{Rectangle, Triangle, TriangleId};
+use crate::shape::{Triangle, TriangleId};
 
 /// The nearest points of two placed meshes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -157,11 +157,7 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
     fn bound_gap(&self, a: &DistanceBound, b: &DistanceBound) -> Real {
         match (a, b) {
             (DistanceBound::Swept(a), DistanceBound::Swept(b)) => {
-                let core = |s: &Rss| {
-                    let [hu, hv] = s.rectangle.half_lengths;
-                    Obb::new(s.rectangle.center, s.axes(), Vector::new(hu, hv, 0.0))
-                };
-                (self.box_gap(&core(a), &core(b)) - a.radius - b.radius).max(0.0)
+                (self.box_gap(&a.core_box(), &b.core_box()) - a.radius - b.radius).max(0.0)
             }
             _ => self.box_gap(&a.to_box(), &b.to_box()),
         }
@@ -172,15 +168,12 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
     fn bound_b_in_a(&self, b: &DistanceBound) -> DistanceBound {
         match b {
             DistanceBound::Box(b) => DistanceBound::Box(self.box_b_in_a(b)),
-            DistanceBound::Swept(s) => {
-                let r = &s.rectangle;
-                let rectangle = Rectangle::new(
-                    self.b_to_a(&r.center),
-                    r.axes.map(|axis| self.b_axis_to_a(&axis)),
-                    r.half_lengths,
-                );
-                DistanceBound::Swept(Rss::new(rectangle, s.radius))
-            }
+            DistanceBound::Swept(s) => DistanceBound::Swept(Rss::new(
+                self.b_to_a(&s.center),
+                s.axes.map(|axis| self.b_axis_to_a(&axis)),
+                s.half_lengths,
+                s.radius,
+            )),
         }
     }
 

@@ -1,6 +1,7 @@
 //! A rectangle in space: the core of a rectangle swept sphere
-//! ([`crate::bounding_volume::Rss`]).
+//! ([`crate::bounding_volume::Rss`], convertible with `From`).
 
+use crate::bounding_volume::Rss;
 use crate::math::{Point, Real, Vector};
 use crate::shape::Segment;
 
@@ -65,5 +66,12 @@ impl Rectangle {
     #[must_use]
     pub fn distance(&self, p: &Point) -> Real {
         (p - self.closest_point(p)).norm()
+    }
+}
+
+/// The core rectangle of a swept rectangle.
+impl From<&Rss> for Rectangle {
+    fn from(rss: &Rss) -> Self {
+        Rectangle::new(rss.center, rss.axes, rss.half_lengths)
     }
 }
