@@ -63,6 +63,29 @@ fn spiky_ball() -> TriMesh {
     TriMesh::new(vertices, ball.indices().to_vec()).expect("valid")
 }
 
+/// `mesh` with uneven fans: in every other triangle a point is
+/// put near its first corner and the triangle split in three there, so
+/// that corner sees its face through two thin triangles and the others
+/// through one. Angle weights sum to the face's angle either way; counting
+/// triangles alike would tilt the corner's pseudo-normal towards the split
+/// face, which flips signs near saddle vertices.
+fn uneven(ball: TriMesh) -> TriMesh {
+    let mut vertices = ball.vertices().to_vec();
+    let mut indices = Vec::new();
+    for (k, &[a, b, c]) in ball.indices().iter().enumerate() {
+        if k % 2 == 1 {
+            indices.push([a, b, c]);
+            continue;
+        }
+        let [pa, pb, pc] = [a, b, c].map(|i| ball.vertices()[i as usize]);
+        let near = pa + (pb - pa) * 0.1 + (pc - pa) * 0.1;
+        let m = vertices.len() as u32;
+        vertices.push(near);
+        indices.extend([[a, b, m], [b, c, m], [c, a, m]]);
+    }
+    TriMesh::new(vertices, indices).expect("valid")
+}
+
 fn closed_meshes() -> Vec<(&'static str, TriMesh)> {
     vec![
         ("spiky ball", spiky_ball()),
@@ -72,6 +95,7 @@ fn closed_meshes() -> Vec<(&'static str, TriMesh)> {
             TriMesh::cuboid(Point::new(-1.0, -0.5, 0.0), Point::new(2.0, 0.5, 0.25)),
         ),
         ("bumpy ball", bumpy_ball()),
+        ("uneven spiky ball", uneven(spiky_ball())),
     ]
 }
 
