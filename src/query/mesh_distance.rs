@@ -19,7 +19,6 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use ordered_float::OrderedFloat;
 use smallvec::SmallVec;
 
 use crate::bounding_volume::{Aabb, Obb, Rss};
@@ -248,15 +247,18 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
                         ((second, g2), (first, g1))
                     };
                     if g_far <= closest.reach {
-                        heap.push(Reverse((OrderedFloat(g_far), far.0.0, far.1.0)));
+                        // Gaps are non-negative (`+ 0.0` turns −0 into +0), so
+                        // their bits order as the values: integer keys.
+                        let key = (g_far + 0.0).to_bits();
+                        heap.push(Reverse((key, far.0.0, far.1.0)));
                     }
                     current = (near.0, near.1, g_near);
                     continue;
                 }
             }
             match heap.pop() {
-                Some(Reverse((g, a, b))) if g.0 <= closest.reach => {
-                    current = (NodeId(a), NodeId(b), g.0);
+                Some(Reverse((key, a, b))) if Real::from_bits(key) <= closest.reach => {
+                    current = (NodeId(a), NodeId(b), Real::from_bits(key));
                 }
                 _ => return,
             }
