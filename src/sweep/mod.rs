@@ -17,10 +17,12 @@ use crate::math::Real;
 mod aabb_aabb;
 mod sphere_plane;
 mod sphere_sphere;
+mod sphere_triangle;
 
 pub use aabb_aabb::sweep_aabb_aabb;
 pub use sphere_plane::{SpherePlaneHit, sweep_sphere_plane};
 pub use sphere_sphere::sweep_sphere_sphere;
+pub use sphere_triangle::{TriangleContact, sweep_capsule_triangle, sweep_sphere_triangle};
 
 /// First and last contact times of two moving objects within one frame.
 ///

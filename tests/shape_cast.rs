@@ -1,0 +1,250 @@
+//! Shape casts: the sphere–triangle and capsule–triangle sweeps against an
+//! `f64` oracle (the clearance `distance − r` is convex in time, so its
+//! first zero is found by a minimisation and a bisection), then the casts
+//! over trees, placed meshes and scenes against every triangle one by one.
+
+mod common;
+
+use boxtree::bounding_volume::Sphere;
+use boxtree::math::{Point, Real, Vector};
+use boxtree::shape::{Segment, Triangle};
+use boxtree::sweep::{TriangleContact, sweep_capsule_triangle, sweep_sphere_triangle};
+use common::exact64::{P64, add_scaled, norm, p64, point_triangle, sub};
+use common::point;
+use proptest::prelude::*;
+
+/// The least of a convex function on `[lo, hi]` and where it is (golden section).
+fn minimise(f: impl Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> (f64, f64) {
+    const PHI: f64 = 0.618_033_988_749_894_9;
+    for _ in 0..90 {
+        let (a, b) = (hi - PHI * (hi - lo), lo + PHI * (hi - lo));
+        if f(a) <= f(b) {
+            hi = b;
+        } else {
+            lo = a;
+        }
+    }
+    let at = 0.5 * (lo + hi);
+    (f(at), at)
+}
+
+/// The distance from the segment `a..b` to the triangle: convex along the segment.
+fn segment_triangle(a: P64, b: P64, tri: [P64; 3]) -> f64 {
+    let d = sub(b, a);
+    minimise(|s| point_triangle(add_scaled(a, d, s), tri), 0.0, 1.0).0
+}
+
+/// The first time in `[0, 1]` the clearance reaches 0, `None` if it stays
+/// positive, and whether the case grazes (its least clearance lies within
+/// `margin` of 0, where `f32` rounding may decide either way).
+fn first_contact(clearance: impl Fn(f64) -> f64, margin: f64) -> (Option<f64>, bool) {
+    if clearance(0.0) <= 0.0 {
+        return (Some(0.0), clearance(0.0).abs() < margin);
+    }
+    let (least, at) = minimise(&clearance, 0.0, 1.0);
+    let grazing = least.abs() < margin || clearance(0.0) < margin;
+    if least > 0.0 {
+        return (None, grazing);
+    }
+    let (mut lo, mut hi) = (0.0, at);
+    for _ in 0..90 {
+        let mid = 0.5 * (lo + hi);
+        if clearance(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (Some(hi), grazing)
+}
+
+/// Checks a contact against the oracle: same verdict, time within
+/// `tolerance`, the point on the triangle, the normal a unit vector.
+fn check(
+    ours: Option<TriangleContact>,
+    expected: (Option<f64>, bool),
+    tri: &Triangle,
+    tolerance: f64,
+) -> Result<(), TestCaseError> {
+    let (time, grazing) = expected;
+    if grazing {
+        return Ok(());
+    }
+    match (ours, time) {
+        (None, None) => Ok(()),
+        (Some(hit), Some(t)) => {
+            prop_assert!(
+                (f64::from(hit.time) - t).abs() <= tolerance,
+                "time {} against {t}",
+                hit.time
+            );
+            let off = point_triangle(p64(&hit.point), tri.vertices().map(|v| p64(&v)));
+            prop_assert!(off <= tolerance, "contact point {off} off the triangle");
+            prop_assert!((hit.normal.norm() - 1.0).abs() < 1e-4, "{:?}", hit.normal);
+            Ok(())
+        }
+        (ours, time) => Err(TestCaseError::fail(format!(
+            "ours {ours:?}, oracle {time:?}"
+        ))),
+    }
+}
+
+fn triangle_strategy(extent: Real) -> impl Strategy<Value = Triangle> {
+    prop_oneof![
+        4 => (point(extent), point(extent), point(extent))
+            .prop_map(|(a, b, c)| Triangle::new(a, b, c)),
+        // Degenerate: a needle and a point.
+        1 => (point(extent), point(extent)).prop_map(|(a, b)| Triangle::new(a, b, b)),
+        1 => point(extent).prop_map(|a| Triangle::new(a, a, a)),
+    ]
+}
+
+fn motion_strategy(extent: Real) -> impl Strategy<Value = Vector> {
+    prop_oneof![
+        6 => point(extent).prop_map(|p| p.coords),
+        1 => Just(Vector::zeros()),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn sphere_sweeps_match_the_clearance_oracle(
+        tri in triangle_strategy(2.0),
+        center in point(3.0),
+        radius in 0.0f32..1.0,
+        motion in motion_strategy(4.0),
+    ) {
+        let sphere = Sphere::new(center, radius);
+        let ours = sweep_sphere_triangle(&sphere, &motion, &tri);
+        let corners = tri.vertices().map(|v| p64(&v));
+        let (c, d) = (p64(&center), p64(&Point::from(motion)));
+        let clearance = |t: f64| point_triangle(add_scaled(c, d, t), corners) - f64::from(radius);
+        let tolerance = 1e-4 * (1.0 + norm(d)).recip().max(1.0);
+        check(ours, first_contact(clearance, 1e-4), &tri, tolerance)?;
+        if let Some(hit) = ours {
+            // Touching at the reported time: the centre lies `r` from the point.
+            let centre = center + motion * hit.time;
+            prop_assert!(((centre - hit.point).norm() - radius).abs() < 2e-3 || hit.time == 0.0);
+        }
+    }
+
+    #[test]
+    fn capsule_sweeps_match_the_clearance_oracle(
+        tri in triangle_strategy(2.0),
+        a in point(3.0),
+        b in point(3.0),
+        radius in 0.0f32..0.7,
+        motion in motion_strategy(4.0),
+    ) {
+        let axis = Segment::new(a, b);
+        let ours = sweep_capsule_triangle(&axis, radius, &motion, &tri);
+        let corners = tri.vertices().map(|v| p64(&v));
+        let (pa, pb, d) = (p64(&a), p64(&b), p64(&Point::from(motion)));
+        let clearance = |t: f64| {
+            segment_triangle(add_scaled(pa, d, t), add_scaled(pb, d, t), corners) - f64::from(radius)
+        };
+        check(ours, first_contact(clearance, 1e-4), &tri, 1e-4)?;
+    }
+}
+
+#[test]
+fn listing_bugs_stay_fixed() {
+    let tri = Triangle::new(
+        Point::new(0.0, 0.0, 0.0),
+        Point::new(2.0, 0.0, 0.0),
+        Point::new(0.0, 2.0, 0.0),
+    );
+    let ball = |x: Real, y: Real, z: Real, r: Real| Sphere::new(Point::new(x, y, z), r);
+    // Face contact from above, touching exactly at the end of the frame.
+    let hit = sweep_sphere_triangle(
+        &ball(0.5, 0.5, 2.0, 0.5),
+        &Vector::new(0.0, 0.0, -1.5),
+        &tri,
+    )
+    .expect("touches at the end");
+    assert_eq!(hit.time, 1.0);
+    assert_eq!(hit.normal, Vector::z());
+    // From below: the back face counts, its normal points down.
+    let hit = sweep_sphere_triangle(
+        &ball(0.5, 0.5, -2.0, 0.5),
+        &Vector::new(0.0, 0.0, 3.0),
+        &tri,
+    )
+    .expect("back face");
+    assert_eq!(hit.time, 0.5);
+    assert_eq!(hit.normal, -Vector::z());
+    // Moving away, and stopping short: no contact.
+    assert!(
+        sweep_sphere_triangle(&ball(0.5, 0.5, 2.0, 0.5), &Vector::new(0.0, 0.0, 1.0), &tri)
+            .is_none()
+    );
+    assert!(
+        sweep_sphere_triangle(
+            &ball(0.5, 0.5, 2.0, 0.5),
+            &Vector::new(0.0, 0.0, -1.4),
+            &tri
+        )
+        .is_none()
+    );
+    // Parallel to the plane, beside the triangle: reaches the edge x = 0 from
+    // x < 0, no division by zero.
+    let hit = sweep_sphere_triangle(
+        &ball(-2.0, 0.5, 0.25, 0.5),
+        &Vector::new(4.0, 0.0, 0.0),
+        &tri,
+    )
+    .expect("edge contact");
+    // The centre, 0.25 above the plane, comes within 0.5 of the edge line
+    // at x = −√(0.5² − 0.25²).
+    let expected = (2.0 - (0.25f32 - 0.0625).sqrt()) / 4.0;
+    assert!((hit.time - expected).abs() < 1e-6, "{hit:?}");
+    assert!(
+        hit.point.x.abs() < 1e-6 && (hit.point.y - 0.5).abs() < 1e-6,
+        "{hit:?}"
+    );
+    // Touching and overlapping at the start answer 0; still objects too.
+    let touching = ball(0.5, 0.5, 0.5, 0.5);
+    for motion in [Vector::zeros(), Vector::new(0.0, 0.0, 1.0)] {
+        let hit = sweep_sphere_triangle(&touching, &motion, &tri).expect("in contact");
+        assert_eq!(hit.time, 0.0);
+        assert_eq!(hit.normal, Vector::z());
+    }
+    assert!(sweep_sphere_triangle(&ball(0.5, 0.5, 2.0, 0.5), &Vector::zeros(), &tri).is_none());
+    // A degenerate triangle (a point) is hit like a sphere.
+    let dot = Triangle::new(Point::origin(), Point::origin(), Point::origin());
+    let hit = sweep_sphere_triangle(
+        &ball(-3.0, 0.0, 0.0, 1.0),
+        &Vector::new(4.0, 0.0, 0.0),
+        &dot,
+    )
+    .expect("point contact");
+    assert_eq!(hit.time, 0.5);
+    assert_eq!(hit.normal, -Vector::x());
+    // Bad input: no answer, no panic.
+    assert!(sweep_sphere_triangle(&ball(Real::NAN, 0.0, 0.0, 1.0), &Vector::x(), &tri).is_none());
+    assert!(sweep_sphere_triangle(&ball(0.0, 0.0, 5.0, -1.0), &Vector::x(), &tri).is_none());
+    assert!(
+        sweep_sphere_triangle(
+            &ball(0.0, 0.0, 5.0, 1.0),
+            &Vector::new(0.0, Real::INFINITY, 0.0),
+            &tri
+        )
+        .is_none()
+    );
+    // A capsule lying flat, falling onto the face: contact at once along its length.
+    let axis = Segment::new(Point::new(0.25, 0.25, 1.0), Point::new(1.0, 0.5, 1.0));
+    let hit =
+        sweep_capsule_triangle(&axis, 0.25, &Vector::new(0.0, 0.0, -1.5), &tri).expect("face");
+    assert_eq!(hit.time, 0.5);
+    assert_eq!(hit.normal, Vector::z());
+    // A capsule crossing over an edge side-on: its axis meets the edge's
+    // line at a right angle, contact through the side, not an end.
+    let axis = Segment::new(Point::new(-1.0, 1.0, -1.0), Point::new(-1.0, 1.0, 1.0));
+    let hit = sweep_capsule_triangle(&axis, 0.5, &Vector::new(2.0, 0.0, 0.0), &tri).expect("side");
+    assert!((hit.time - 0.25).abs() < 1e-6, "{hit:?}");
+    assert!(
+        hit.point.x.abs() < 1e-6 && (hit.point.y - 1.0).abs() < 1e-6,
+        "{hit:?}"
+    );
+    assert!((hit.normal + Vector::x()).norm() < 1e-6, "{hit:?}");
+}
