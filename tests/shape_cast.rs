@@ -248,3 +248,225 @@ fn listing_bugs_stay_fixed() {
     );
     assert!((hit.normal + Vector::x()).norm() < 1e-6, "{hit:?}");
 }
+
+// ------------------------------------------------------------ over trees
+
+use boxtree::bvh::BoundingVolume;
+use boxtree::math::{Isometry, Rotation};
+use boxtree::{
+    Aabb, CastHit, CastShape, Kdop14, MeshTree, Obb, PackedObb, Rss, ShapeCast, TriMesh, TriangleId,
+};
+use common::{SplitMix, data_mesh};
+
+/// The earliest contact over every triangle, ties to the lowest id.
+fn brute_force(mesh: &TriMesh, cast: &ShapeCast) -> Option<CastHit> {
+    let mut best: Option<CastHit> = None;
+    for (k, tri) in mesh.triangles().enumerate() {
+        if let Some(c) = cast.against(&tri)
+            && best.is_none_or(|b| c.time < b.time)
+        {
+            best = Some(CastHit {
+                time: c.time,
+                triangle: TriangleId(k as u32),
+                point: c.point,
+                normal: c.normal,
+            });
+        }
+    }
+    best
+}
+
+fn cast_meshes() -> Vec<(&'static str, TriMesh)> {
+    let bunny = data_mesh("bunny.obj");
+    // A soup with zero-area triangles mixed in.
+    let soup = TriMesh::random_soup(300, 1.0, 0.3, 7);
+    let mut indices = soup.indices().to_vec();
+    for k in 0..30 {
+        let [a, b, _] = indices[k * 7];
+        indices.push([a, b, b]);
+    }
+    let soup = TriMesh::new(soup.vertices().to_vec(), indices).expect("valid");
+    vec![
+        ("bunny", bunny),
+        ("terrain", TriMesh::terrain(24, 4.0, 0.6, 3)),
+        ("soup", soup),
+    ]
+}
+
+/// Casts over `mesh`'s box: spheres and capsules of sizes from nothing to
+/// a fifth of the box, long and short motions, some still, some starting
+/// in contact.
+fn random_casts(mesh: &TriMesh, count: usize, seed: u64) -> Vec<ShapeCast> {
+    let bounds = mesh.aabb();
+    let (centre, half) = (bounds.center(), bounds.half_extents());
+    let size = half.norm();
+    let mut rng = SplitMix(seed);
+    (0..count)
+        .map(|k| {
+            let at = |rng: &mut SplitMix| centre + rng.vector(-1.3, 1.3).component_mul(&half);
+            let start = at(&mut rng);
+            let motion = match k % 5 {
+                0 => Vector::zeros(),
+                1 => rng.vector(-0.05, 0.05) * size,
+                _ => at(&mut rng) - start,
+            };
+            let radius = match k % 4 {
+                0 => 0.0,
+                _ => rng.range(0.0, 0.2) * size,
+            };
+            if k % 3 == 0 {
+                let axis = Segment::new(start, start + rng.vector(-0.2, 0.2) * size);
+                ShapeCast::capsule(axis, radius, motion)
+            } else {
+                ShapeCast::sphere(start, radius, motion)
+            }
+        })
+        .collect()
+}
+
+fn check_tree<V: BoundingVolume>(
+    name: &str,
+    mesh: &TriMesh,
+    casts: &[ShapeCast],
+    answers: &[Option<CastHit>],
+) {
+    let tree = MeshTree::<V>::new(mesh.clone());
+    for (cast, &expected) in casts.iter().zip(answers) {
+        assert_eq!(tree.cast_closest_hit(cast), expected, "{name} {cast:?}");
+        let any = tree.cast_any_hit(cast);
+        assert_eq!(any.is_some(), expected.is_some(), "{name} {cast:?}");
+        if let Some(t) = any {
+            assert!(cast.against(&mesh.triangle(t)).is_some(), "{name}");
+        }
+    }
+}
+
+#[test]
+fn every_tree_kind_casts_as_every_triangle() {
+    for (name, mesh) in cast_meshes() {
+        let casts = random_casts(&mesh, 600, 31);
+        let answers: Vec<_> = casts.iter().map(|c| brute_force(&mesh, c)).collect();
+        let hits = answers.iter().flatten().count();
+        let starts = answers.iter().flatten().filter(|h| h.time == 0.0).count();
+        assert!(hits > 150 && hits < 550, "{name}: {hits} of 600 hit");
+        assert!(
+            starts > 20 && starts < hits - 50,
+            "{name}: {starts} start in contact"
+        );
+        check_tree::<Aabb>(name, &mesh, &casts, &answers);
+        check_tree::<PackedObb>(name, &mesh, &casts, &answers);
+        check_tree::<Obb>(name, &mesh, &casts, &answers);
+        check_tree::<boxtree::Sphere>(name, &mesh, &casts, &answers);
+        check_tree::<Kdop14>(name, &mesh, &casts, &answers);
+        check_tree::<Rss>(name, &mesh, &casts, &answers);
+    }
+}
+
+#[test]
+fn placed_meshes_cast_in_world_space() {
+    let mesh = data_mesh("bunny.obj");
+    let tree = MeshTree::<Aabb>::new(mesh.clone());
+    let mut rng = SplitMix(32);
+    let size = mesh.aabb().half_extents().norm();
+    for far in [0.0, 1e4] {
+        let rotation: Rotation = rng.rotation();
+        let offset = rng.vector(-1.0, 1.0) * size + Vector::repeat(far);
+        let pose = Isometry::from_parts(offset.into(), rotation);
+        let world = TriMesh::new(
+            mesh.vertices().iter().map(|v| pose * v).collect(),
+            mesh.indices().to_vec(),
+        )
+        .expect("valid");
+        let placed = tree.placed(pose);
+        let mut compared = 0;
+        for cast in random_casts(&world, 300, 33) {
+            let (ours, expected) = (placed.cast_closest_hit(&cast), brute_force(&world, &cast));
+            // The two differ by the rounding of the vertices' and the
+            // cast's transforms: compare times, skipping grazing verdicts.
+            match (ours, expected) {
+                (Some(a), Some(b)) => {
+                    let tolerance = 1e-3 * (1.0 + far / size) / (1.0 + cast.motion.norm() / size);
+                    assert!((a.time - b.time).abs() <= tolerance, "{a:?} vs {b:?}");
+                    let p = world.triangle(a.triangle);
+                    let on = boxtree::intersect::closest_point_on_triangle(&a.point, &p);
+                    assert!((on.point - a.point).norm() <= 1e-3 * (size + far));
+                    compared += 1;
+                }
+                (None, None) => {}
+                (a, b) => {
+                    // A verdict may flip only when the shape grazes.
+                    let time = a.or(b).expect("one hit").time;
+                    let _ = time;
+                    let clearance = grazing_clearance(&world, &cast);
+                    assert!(
+                        clearance <= 1e-3 * (size + far),
+                        "{a:?} vs {b:?}: {clearance}"
+                    );
+                }
+            }
+            assert_eq!(placed.cast_any_hit(&cast).is_some(), ours.is_some());
+        }
+        assert!(compared > 100, "{compared}");
+    }
+}
+
+/// How near the cast's shape comes to the mesh without touching, sampled
+/// along the path (0 if it touches).
+fn grazing_clearance(mesh: &TriMesh, cast: &ShapeCast) -> Real {
+    let mut least = Real::INFINITY;
+    for k in 0..=200 {
+        let t = k as Real / 200.0;
+        let moved = match cast.shape {
+            CastShape::Sphere(s) => {
+                ShapeCast::sphere(s.center + cast.motion * t, s.radius, Vector::zeros())
+            }
+            CastShape::Capsule { axis, radius } => ShapeCast::capsule(
+                Segment::new(axis.a + cast.motion * t, axis.b + cast.motion * t),
+                radius,
+                Vector::zeros(),
+            ),
+        };
+        let (centre, radius) = match moved.shape {
+            CastShape::Sphere(s) => (Triangle::new(s.center, s.center, s.center), s.radius),
+            CastShape::Capsule { axis, radius } => (Triangle::new(axis.a, axis.b, axis.b), radius),
+        };
+        for tri in mesh.triangles() {
+            let d = boxtree::intersect::triangle_distance(&tri, &centre).distance - radius;
+            least = least.min(d.abs());
+        }
+    }
+    least
+}
+
+#[test]
+fn bad_casts_answer_nothing() {
+    let tree = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 1.0, 2));
+    let bad = [
+        ShapeCast::sphere(Point::new(Real::NAN, 0.0, 0.0), 0.1, Vector::x()),
+        ShapeCast::sphere(Point::new(-3.0, 0.0, 0.0), -0.1, Vector::x() * 6.0),
+        ShapeCast::sphere(
+            Point::new(-3.0, 0.0, 0.0),
+            0.1,
+            Vector::new(Real::INFINITY, 0.0, 0.0),
+        ),
+        ShapeCast::capsule(
+            Segment::new(Point::new(-3.0, 0.0, 0.0), Point::new(-3.0, Real::NAN, 0.0)),
+            0.1,
+            Vector::x() * 6.0,
+        ),
+    ];
+    for cast in &bad {
+        assert_eq!(tree.cast_closest_hit(cast), None, "{cast:?}");
+        assert_eq!(tree.cast_any_hit(cast), None, "{cast:?}");
+        assert_eq!(
+            tree.placed(Isometry::identity()).cast_closest_hit(cast),
+            None
+        );
+    }
+    // A sphere enclosing the whole ball but touching nothing: no contact.
+    let around = ShapeCast::sphere(Point::origin(), 0.5, Vector::zeros());
+    assert_eq!(tree.cast_closest_hit(&around), None);
+    // Starting on the surface: time 0.
+    let on = ShapeCast::sphere(Point::new(1.0, 0.0, 0.0), 0.01, Vector::x());
+    assert_eq!(tree.cast_closest_hit(&on).map(|h| h.time), Some(0.0));
+}

@@ -1,5 +1,5 @@
 //! The user-facing queries on a mesh and its tree: raycasts, line of
-//! sight, regions, overlap and nearest points.
+//! sight, regions, overlap, nearest points, distances and shape casts.
 
 pub(crate) mod batch;
 mod closest_point;
@@ -13,6 +13,7 @@ pub(crate) mod raycast;
 mod raycast_stream;
 mod raycast_wide;
 mod region;
+mod shape_cast;
 mod signed_distance;
 
 pub use batch::Threads;
@@ -23,4 +24,5 @@ pub use mesh_overlap::{Contact, OverlapStats, TrianglePair, Which};
 pub use mesh_tree::{MeshTree, PlacedMesh};
 pub use raycast::RayHit;
 pub use region::Region;
+pub use shape_cast::{CastHit, CastShape, ShapeCast};
 pub use signed_distance::{ClosedMesh, SignedDistance, SurfaceError};

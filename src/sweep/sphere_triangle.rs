@@ -21,7 +21,6 @@
 //! by their edges and vertices, and contacts after the frame are dropped.
 
 use crate::bounding_volume::Sphere;
-use crate::intersect::triangle_distance;
 use crate::math::{Point, Real, Vector, is_finite_point, is_finite_vector};
 use crate::shape::{Segment, Triangle};
 use nalgebra::Vector3;
@@ -61,30 +60,20 @@ pub fn sweep_sphere_triangle(
         && tri.vertices().iter().all(is_finite_point)
         && sphere.radius.is_finite()
         && sphere.radius >= 0.0;
-    if !valid {
+    if !valid || !boxes_meet(&[sphere.center], sphere.radius, motion, tri) {
         return None;
     }
-    let center = wide(&sphere.center);
-    let corners = tri.vertices().map(|p| wide(&p));
-    let start = triangle_distance(
-        tri,
-        &Triangle::new(sphere.center, sphere.center, sphere.center),
-    );
-    if start.distance <= sphere.radius {
-        let normal = away(&sphere.center, &start.p1, tri, motion);
-        return Some(TriangleContact {
-            time: 0.0,
-            point: start.p1,
-            normal,
-        });
-    }
-    let hit = sweep_point_polygon(
-        &center,
+    let (c, r, d) = (
+        wide(&sphere.center),
         f64::from(sphere.radius),
-        &motion.cast::<f64>(),
-        &corners,
-    )?;
-    Some(hit.rounded())
+        motion.cast::<f64>(),
+    );
+    let corners = tri.vertices().map(|p| wide(&p));
+    let (distance, nearest) = point_polygon(&c, &corners);
+    if distance <= r {
+        return Some(start_contact(&c, &nearest, &corners, &d));
+    }
+    sweep_point_polygon(&c, r, &d, &corners).map(|hit| hit.rounded())
 }
 
 /// The first time in the frame at which the capsule of `radius` around the
@@ -103,25 +92,21 @@ pub fn sweep_capsule_triangle(
         && tri.vertices().iter().all(is_finite_point)
         && radius.is_finite()
         && radius >= 0.0;
-    if !valid {
+    if !valid || !boxes_meet(&[axis.a, axis.b], radius, motion, tri) {
         return None;
     }
-    let start = triangle_distance(tri, &Triangle::new(axis.a, axis.b, axis.b));
-    if start.distance <= radius {
-        let normal = away(&start.p2, &start.p1, tri, motion);
-        return Some(TriangleContact {
-            time: 0.0,
-            point: start.p1,
-            normal,
-        });
-    }
     let (r, d) = (f64::from(radius), motion.cast::<f64>());
-    let (a, e) = (wide(&axis.a), wide(&axis.b) - wide(&axis.a));
+    let (a, b) = (wide(&axis.a), wide(&axis.b));
+    let e = b - a;
     let corners = tri.vertices().map(|p| wide(&p));
+    let (distance, on_axis, on_triangle) = segment_polygon(&a, &b, &corners);
+    if distance <= r {
+        return Some(start_contact(&on_axis, &on_triangle, &corners, &d));
+    }
     // The axis's ends against the triangle, then the axis's side against
     // each edge: `a` against the parallelogram {q + u f − s e}.
     let mut best = sweep_point_polygon(&a, r, &d, &corners);
-    best = earlier(best, sweep_point_polygon(&(a + e), r, &d, &corners));
+    best = earlier(best, sweep_point_polygon(&b, r, &d, &corners));
     for k in 0..3 {
         let (q, f) = (corners[k], corners[(k + 1) % 3] - corners[k]);
         let parallelogram = [q, q + f, q + f - e, q - e];
@@ -130,13 +115,174 @@ pub fn sweep_capsule_triangle(
     let time = best?.time;
     // Where it touches: the triangle's point nearest to the axis moved to
     // that time, and the direction from it to the axis.
-    let shift = (d * time).cast::<Real>();
-    let moved = Triangle::new(axis.a + shift, axis.b + shift, axis.b + shift);
-    let at = triangle_distance(tri, &moved);
+    let (_, on_axis, on_triangle) = segment_polygon(&(a + d * time), &(b + d * time), &corners);
     Some(TriangleContact {
         time: (time as Real).clamp(0.0, 1.0),
-        point: at.p1,
-        normal: away(&at.p2, &at.p1, tri, motion),
+        point: Point::from(on_triangle.cast::<Real>()),
+        normal: unit_or(&(on_axis - on_triangle), &d).cast::<Real>(),
+    })
+}
+
+/// A cheap rejection: false when the box around the shape's core points
+/// `core` over the whole motion, grown by `radius`, misses the triangle's
+/// box (padded by a few ulps, so that the exact test decides touching).
+#[inline(always)]
+fn boxes_meet(core: &[Point], radius: Real, motion: &Vector, tri: &Triangle) -> bool {
+    let (mut lo, mut hi) = (core[0], core[0]);
+    for p in core {
+        for q in [*p, p + motion] {
+            lo = lo.inf(&q);
+            hi = hi.sup(&q);
+        }
+    }
+    let [a, b, c] = tri.vertices();
+    let (t_lo, t_hi) = (a.inf(&b).inf(&c), a.sup(&b).sup(&c));
+    let scale = lo
+        .coords
+        .amax()
+        .max(hi.coords.amax())
+        .max(t_lo.coords.amax())
+        .max(t_hi.coords.amax());
+    let reach = radius + 8.0 * Real::EPSILON * (scale + radius);
+    (0..3).all(|i| lo[i] - reach <= t_hi[i] && t_lo[i] <= hi[i] + reach)
+}
+
+/// The contact of a shape that starts touching: its core point `core`
+/// nearest to the triangle point `on`.
+fn start_contact(core: &V64, on: &V64, corners: &[V64; 3], d: &V64) -> TriangleContact {
+    let offset = core - on;
+    let length = offset.norm();
+    let normal = if length > 0.0 {
+        offset / length
+    } else {
+        // On the triangle itself: the face normal against the motion.
+        let n = (corners[1] - corners[0]).cross(&(corners[2] - corners[0]));
+        let n = if n.norm() > 0.0 {
+            n.normalize()
+        } else {
+            unit_or(&V64::zeros(), d)
+        };
+        if n.dot(d) > 0.0 { -n } else { n }
+    };
+    TriangleContact {
+        time: 0.0,
+        point: Point::from(on.cast::<Real>()),
+        normal: normal.cast::<Real>(),
+    }
+}
+
+/// The distance from `p` to the closed convex planar polygon `corners`,
+/// and the polygon's nearest point: the projection onto the plane when it
+/// falls inside, else the nearest point of a side.
+fn point_polygon(p: &V64, corners: &[V64]) -> (f64, V64) {
+    let n = corners.len();
+    let normal = newell_normal(corners);
+    let area = normal.norm();
+    if area > 0.0 {
+        let unit = normal / area;
+        let projected = p - unit * (p - corners[0]).dot(&unit);
+        if inside(&projected, corners, &unit) {
+            return ((p - projected).norm(), projected);
+        }
+    }
+    let mut best = (f64::INFINITY, corners[0]);
+    for k in 0..n {
+        let q = point_segment(p, &corners[k], &corners[(k + 1) % n]);
+        let distance = (p - q).norm();
+        if distance < best.0 {
+            best = (distance, q);
+        }
+    }
+    best
+}
+
+/// The distance between the segment `a..b` and the closed triangle, with
+/// the nearest points on each: 0 where the segment passes through it,
+/// else the least of its ends against the triangle and of it against the
+/// triangle's sides.
+fn segment_polygon(a: &V64, b: &V64, corners: &[V64; 3]) -> (f64, V64, V64) {
+    let normal = newell_normal(corners);
+    if normal.norm() > 0.0 {
+        let (sa, sb) = ((a - corners[0]).dot(&normal), (b - corners[0]).dot(&normal));
+        if (sa <= 0.0 && sb >= 0.0 || sa >= 0.0 && sb <= 0.0) && sa != sb {
+            let crossing = a + (b - a) * (sa / (sa - sb));
+            if inside(&crossing, corners, &normal) {
+                return (0.0, crossing, crossing);
+            }
+        }
+    }
+    let (da, qa) = point_polygon(a, corners);
+    let (db, qb) = point_polygon(b, corners);
+    let mut best = if da <= db { (da, *a, qa) } else { (db, *b, qb) };
+    for k in 0..3 {
+        let (p, q) = segment_segment(a, b, &corners[k], &corners[(k + 1) % 3]);
+        let distance = (p - q).norm();
+        if distance < best.0 {
+            best = (distance, p, q);
+        }
+    }
+    best
+}
+
+/// The point of the segment `a..b` nearest to `p`.
+fn point_segment(p: &V64, a: &V64, b: &V64) -> V64 {
+    let e = b - a;
+    let ee = e.norm_squared();
+    if ee == 0.0 {
+        return *a;
+    }
+    a + e * ((p - a).dot(&e) / ee).clamp(0.0, 1.0)
+}
+
+/// The nearest points of two segments (Ericson §5.1.9), in `f64`.
+fn segment_segment(p1: &V64, q1: &V64, p2: &V64, q2: &V64) -> (V64, V64) {
+    let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
+    let (a, e, f) = (d1.norm_squared(), d2.norm_squared(), d2.dot(&r));
+    let (s, t) = if a == 0.0 && e == 0.0 {
+        (0.0, 0.0)
+    } else if a == 0.0 {
+        (0.0, (f / e).clamp(0.0, 1.0))
+    } else {
+        let c = d1.dot(&r);
+        if e == 0.0 {
+            ((-c / a).clamp(0.0, 1.0), 0.0)
+        } else {
+            let b = d1.dot(&d2);
+            let denom = a * e - b * b;
+            let s = if denom > 0.0 {
+                ((b * f - c * e) / denom).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let t = (b * s + f) / e;
+            if t < 0.0 {
+                ((-c / a).clamp(0.0, 1.0), 0.0)
+            } else if t > 1.0 {
+                (((b - c) / a).clamp(0.0, 1.0), 1.0)
+            } else {
+                (s, t)
+            }
+        }
+    };
+    (p1 + d1 * s, p2 + d2 * t)
+}
+
+/// Newell's normal of a planar polygon: twice its area along the normal;
+/// zero for a polygon without area.
+fn newell_normal(corners: &[V64]) -> V64 {
+    let n = corners.len();
+    (0..n).fold(V64::zeros(), |sum, k| {
+        sum + corners[k].cross(&corners[(k + 1) % n])
+    })
+}
+
+/// True when the point `p` of the polygon's plane lies in the closed
+/// polygon (`normal` its orientation, any length).
+fn inside(p: &V64, corners: &[V64], normal: &V64) -> bool {
+    let n = corners.len();
+    (0..n).all(|k| {
+        let edge = corners[(k + 1) % n] - corners[k];
+        edge.cross(&(p - corners[k])).dot(normal) >= 0.0
     })
 }
 
@@ -169,34 +315,12 @@ fn wide(p: &Point) -> V64 {
     p.coords.cast::<f64>()
 }
 
-/// The unit normal pushing a shape whose core point nearest to the
-/// triangle is `core` off the triangle point `on`; on the triangle itself,
-/// the face normal against the motion (or towards the shape's start side).
-fn away(core: &Point, on: &Point, tri: &Triangle, motion: &Vector) -> Vector {
-    let offset = core - on;
-    let length = offset.norm();
-    if length > 0.0 {
-        return offset / length;
-    }
-    let n = tri.scaled_normal();
-    let n = if n.norm() > 0.0 {
-        n.normalize()
-    } else {
-        -motion.normalize()
-    };
-    if n.dot(motion) > 0.0 { -n } else { n }
-}
-
 /// The first contact of the point `c` moving by `d` with the closed convex
 /// planar polygon `corners` (in order) grown by `r`, for a point that
 /// starts farther than `r` from it; `None` when it stays clear in `[0, 1]`.
 fn sweep_point_polygon(c: &V64, r: f64, d: &V64, corners: &[V64]) -> Option<Contact> {
     let n = corners.len();
-    // Newell's normal: zero for a polygon without area.
-    let mut normal = V64::zeros();
-    for k in 0..n {
-        normal += corners[k].cross(&corners[(k + 1) % n]);
-    }
+    let normal = newell_normal(corners);
     let area = normal.norm();
     if area > 0.0 {
         let unit = normal / area;
@@ -207,11 +331,7 @@ fn sweep_point_polygon(c: &V64, r: f64, d: &V64, corners: &[V64]) -> Option<Cont
             let time = (s0.abs() - r) / -approach;
             if time <= 1.0 {
                 let point = c + d * time - unit * (side * r);
-                let inside = (0..n).all(|k| {
-                    let edge = corners[(k + 1) % n] - corners[k];
-                    edge.cross(&(point - corners[k])).dot(&unit) >= 0.0
-                });
-                if inside {
+                if inside(&point, corners, &unit) {
                     // Nothing touches earlier: the plane itself is not reached before.
                     return Some(Contact {
                         time,

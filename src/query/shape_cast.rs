@@ -1,0 +1,303 @@
+//! Shape casts: a sphere or a capsule moving along a straight path through
+//! a mesh, and where it first touches.
+//!
+//! The descent follows the path of the shape's bounding sphere (centre
+//! `c + t·motion`, radius `R`) through the node volumes grown by `R` (the
+//! box around each volume, its half-extents plus `R` and a rounding pad):
+//! a node that the path does not enter cannot be touched. The closest-hit
+//! descent takes nearer children first and drops nodes entered after the
+//! best contact so far, as the closest-hit raycast does; leaves answer with
+//! the exact sweeps of the primitive layer ([`sweep_sphere_triangle`],
+//! [`sweep_capsule_triangle`]), so answers equal a loop over every
+//! triangle.
+
+use crate::bounding_volume::Sphere;
+use crate::bvh::{
+    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, stack_items,
+};
+use crate::math::{Isometry, Point, Real, Vector, is_finite_point, is_finite_vector};
+use crate::query::frame::LocalFrame;
+use crate::query::{MeshTree, PlacedMesh};
+use crate::shape::{Ray, Segment, Triangle, TriangleId};
+use crate::sweep::{TriangleContact, sweep_capsule_triangle, sweep_sphere_triangle};
+
+/// The shape a [`ShapeCast`] moves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CastShape {
+    /// A ball.
+    Sphere(Sphere),
+    /// The points within `radius` of the segment `axis`.
+    Capsule {
+        /// The capsule's core segment.
+        axis: Segment,
+        /// Its radius.
+        radius: Real,
+    },
+}
+
+/// A shape moving by `motion` (no rotation): at time `t ∈ [0, 1]` it is
+/// its start position moved by `t · motion`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapeCast {
+    /// The shape at the start (`t = 0`).
+    pub shape: CastShape,
+    /// Its displacement over the cast (`t = 1`).
+    pub motion: Vector,
+}
+
+/// Where a cast first touches a mesh.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CastHit {
+    /// Time of first contact in `[0, 1]`: the fraction of the motion the
+    /// shape travels freely (0 when it starts in contact).
+    pub time: Real,
+    /// The triangle touched (the lowest id among those touched first).
+    pub triangle: TriangleId,
+    /// The contact point on the triangle.
+    pub point: Point,
+    /// Unit contact normal from the triangle towards the shape.
+    pub normal: Vector,
+}
+
+impl ShapeCast {
+    /// A sphere of `radius` around `center`, moved by `motion`.
+    #[must_use]
+    pub fn sphere(center: Point, radius: Real, motion: Vector) -> Self {
+        ShapeCast {
+            shape: CastShape::Sphere(Sphere::new(center, radius)),
+            motion,
+        }
+    }
+
+    /// A capsule of `radius` around `axis`, moved by `motion`.
+    #[must_use]
+    pub fn capsule(axis: Segment, radius: Real, motion: Vector) -> Self {
+        ShapeCast {
+            shape: CastShape::Capsule { axis, radius },
+            motion,
+        }
+    }
+
+    /// The first contact with one triangle (the primitive sweeps).
+    #[must_use]
+    pub fn against(&self, tri: &Triangle) -> Option<TriangleContact> {
+        match &self.shape {
+            CastShape::Sphere(sphere) => sweep_sphere_triangle(sphere, &self.motion, tri),
+            CastShape::Capsule { axis, radius } => {
+                sweep_capsule_triangle(axis, *radius, &self.motion, tri)
+            }
+        }
+    }
+
+    /// True when every coordinate is finite and the radius non-negative.
+    fn is_valid(&self) -> bool {
+        let (centre, radius) = self.bounding_sphere();
+        is_finite_point(&centre)
+            && is_finite_vector(&self.motion)
+            && radius.is_finite()
+            && match &self.shape {
+                CastShape::Sphere(s) => s.radius >= 0.0,
+                CastShape::Capsule { radius, .. } => *radius >= 0.0,
+            }
+    }
+
+    /// The centre and radius of a sphere around the shape at the start.
+    fn bounding_sphere(&self) -> (Point, Real) {
+        match &self.shape {
+            CastShape::Sphere(s) => (s.center, s.radius),
+            CastShape::Capsule { axis, radius } => {
+                let centre = Point::from((axis.a.coords + axis.b.coords) * 0.5);
+                (centre, 0.5 * axis.length() + radius)
+            }
+        }
+    }
+
+    /// The cast in the frame that `frame` maps world coordinates into.
+    fn in_frame(&self, frame: &LocalFrame) -> ShapeCast {
+        let shape = match &self.shape {
+            CastShape::Sphere(s) => {
+                CastShape::Sphere(Sphere::new(frame.point(&s.center), s.radius))
+            }
+            CastShape::Capsule { axis, radius } => CastShape::Capsule {
+                axis: Segment::new(frame.point(&axis.a), frame.point(&axis.b)),
+                radius: *radius,
+            },
+        };
+        ShapeCast {
+            shape,
+            motion: frame.vector(&self.motion),
+        }
+    }
+}
+
+/// The path of a cast's bounding sphere, prepared for node tests.
+struct CastPath {
+    ray: TraversalRay,
+    /// The bounding sphere's radius plus the rounding pad.
+    reach: Real,
+}
+
+impl CastPath {
+    fn new(cast: &ShapeCast, coordinate_scale: Real) -> Self {
+        let (centre, radius) = cast.bounding_sphere();
+        // Box tests round by a few ulps of the coordinates involved.
+        let scale = coordinate_scale + centre.coords.amax() + cast.motion.amax() + radius;
+        CastPath {
+            ray: TraversalRay::new(&Ray::new(centre, cast.motion)),
+            reach: radius + 16.0 * Real::EPSILON * scale,
+        }
+    }
+
+    /// When the path enters `volume` grown by the reach, within `[0, t_max]`.
+    #[inline(always)]
+    fn entry<V: BoundingVolume>(&self, volume: &V, t_max: Real) -> Option<Real> {
+        let mut grown = volume.oriented_box();
+        grown.half_extents = grown.half_extents.add_scalar(self.reach);
+        grown.ray_entry(&self.ray, 0.0, t_max)
+    }
+}
+
+impl<V: BoundingVolume> MeshTree<V> {
+    /// The first triangle the cast touches, searching no further than one
+    /// contact: the early-exit form (is the path blocked?). `None` for a
+    /// free path, and for a cast with NaN or infinite coordinates or a
+    /// negative radius.
+    #[must_use]
+    pub fn cast_any_hit(&self, cast: &ShapeCast) -> Option<TriangleId> {
+        if !cast.is_valid() {
+            return None;
+        }
+        let path = CastPath::new(cast, self.coordinate_scale());
+        let mut found = None;
+        let mut leaf = |first: u32, count: u32| {
+            for k in first as usize..(first + count) as usize {
+                let (tri, id) = self.leaf_triangle(k);
+                if cast.against(&tri).is_some() {
+                    found = Some(id);
+                    return Visit::Stop;
+                }
+            }
+            Visit::Continue
+        };
+        let enter = |volume: &V| path.entry(volume, 1.0).is_some();
+        let bvh = self.bvh();
+        if bvh.fits_array_stack() {
+            bvh.descend(&mut ArrayStack::new(&mut stack_items()), enter, &mut leaf);
+        } else {
+            bvh.descend(&mut Vec::new(), enter, &mut leaf);
+        }
+        found
+    }
+
+    /// The first contact of the cast: time, triangle, point and normal in
+    /// the mesh frame; ties in time go to the lower triangle id. `None`
+    /// for a free path and for invalid casts (see [`MeshTree::cast_any_hit`]).
+    #[must_use]
+    pub fn cast_closest_hit(&self, cast: &ShapeCast) -> Option<CastHit> {
+        if !cast.is_valid() {
+            return None;
+        }
+        let path = CastPath::new(cast, self.coordinate_scale());
+        if self.bvh().fits_array_stack() {
+            self.cast_closest_kernel(cast, &path, &mut ArrayStack::new(&mut stack_items()))
+        } else {
+            self.cast_closest_kernel(cast, &path, &mut Vec::new())
+        }
+    }
+
+    fn cast_closest_kernel(
+        &self,
+        cast: &ShapeCast,
+        path: &CastPath,
+        stack: &mut impl TraversalStack<(NodeId, Real)>,
+    ) -> Option<CastHit> {
+        let bvh = self.bvh();
+        let mut best: Option<CastHit> = None;
+        let reach = |best: &Option<CastHit>| best.map_or(1.0, |b| b.time);
+        let mut current = (NodeId::ROOT, path.entry(bvh.root_volume(), 1.0)?);
+        loop {
+            let (id, entry) = current;
+            if entry <= reach(&best) {
+                match bvh.node(id).kind(id) {
+                    NodeKind::Inner { left, right } => {
+                        let t_max = reach(&best);
+                        let l = path.entry(&bvh.node(left).volume, t_max).map(|t| (left, t));
+                        let r = path
+                            .entry(&bvh.node(right).volume, t_max)
+                            .map(|t| (right, t));
+                        let (near, far) = match (l, r) {
+                            (Some(a), Some(b)) if b.1 < a.1 => (Some(b), Some(a)),
+                            (a, b) => (a.or(b), a.and(b)),
+                        };
+                        if let Some(far) = far {
+                            stack.push(far);
+                        }
+                        if let Some(near) = near {
+                            current = near;
+                            continue;
+                        }
+                    }
+                    NodeKind::Leaf { first, count } => {
+                        for k in first as usize..(first + count) as usize {
+                            let (tri, triangle) = self.leaf_triangle(k);
+                            let Some(contact) = cast.against(&tri) else {
+                                continue;
+                            };
+                            let better = best.is_none_or(|b| {
+                                contact.time < b.time
+                                    || (contact.time == b.time && triangle < b.triangle)
+                            });
+                            if better {
+                                best = Some(CastHit {
+                                    time: contact.time,
+                                    triangle,
+                                    point: contact.point,
+                                    normal: contact.normal,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            match stack.pop() {
+                Some(next) => current = next,
+                None => return best,
+            }
+        }
+    }
+}
+
+impl<V: BoundingVolume> PlacedMesh<'_, V> {
+    /// [`MeshTree::cast_any_hit`] with the cast in world space (brought
+    /// into the mesh frame through an `f64` transform, rounded once).
+    #[must_use]
+    pub fn cast_any_hit(&self, cast: &ShapeCast) -> Option<TriangleId> {
+        if !cast.is_valid() {
+            return None;
+        }
+        self.tree
+            .cast_any_hit(&cast.in_frame(&LocalFrame::new(&self.pose)))
+    }
+
+    /// [`MeshTree::cast_closest_hit`] with the cast and the answer's point
+    /// and normal in world space.
+    #[must_use]
+    pub fn cast_closest_hit(&self, cast: &ShapeCast) -> Option<CastHit> {
+        if !cast.is_valid() {
+            return None;
+        }
+        let local = cast.in_frame(&LocalFrame::new(&self.pose));
+        self.tree
+            .cast_closest_hit(&local)
+            .map(|hit| world_hit(&self.pose, hit))
+    }
+}
+
+/// A hit in a mesh frame brought to world space by `pose`.
+pub(crate) fn world_hit(pose: &Isometry, hit: CastHit) -> CastHit {
+    CastHit {
+        point: pose * hit.point,
+        normal: pose.rotation * hit.normal,
+        ..hit
+    }
+}
