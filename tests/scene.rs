@@ -12,9 +12,10 @@ use boxtree::math::nalgebra::Translation3;
 use boxtree::math::{Isometry, Point, Real, Rotation, Vector};
 type Translation = Translation3<Real>;
 use boxtree::{
-    Aabb, Filter, MeshTree, Obb, ObjectId, ObjectPair, PackedObb, PairSet, PointQuery, RayHit,
-    Region, Scene, SceneError, SceneHit, SceneMesh, ScenePoint, SceneTriangle, Segment,
-    SightOptions, Sphere, Threads, TriMesh, TriangleId, Visibility,
+    Aabb, CameraBoom, CastShape, Filter, MeshTree, Obb, ObjectId, ObjectPair, PackedObb, PairSet,
+    PointQuery, RayHit, Region, Scene, SceneCastHit, SceneError, SceneHit, SceneMesh, ScenePoint,
+    SceneTriangle, Segment, ShapeCast, SightOptions, Sphere, Threads, TriMesh, TriangleId,
+    Visibility,
 };
 use common::{SplitMix, collected};
 use proptest::prelude::*;
@@ -1170,4 +1171,106 @@ fn nearest_points_answer_as_every_object() {
         Scene::new().closest_point(Point::origin(), &Filter::everything()),
         None
     );
+}
+
+/// The brute force over objects for casts: each accepted object's own
+/// placed cast, the best by `(time, object, triangle)`.
+fn cast_by_objects(scene: &Scene, cast: &ShapeCast, filter: &Filter) -> Option<SceneCastHit> {
+    let mut best: Option<SceneCastHit> = None;
+    for id in scene.ids() {
+        if !filter.accepts(id, scene.layers(id).expect("live")) {
+            continue;
+        }
+        let pose = scene.pose(id).expect("live");
+        let hit = match scene.mesh(id).expect("live") {
+            SceneMesh::Aabb(t) => t.placed(pose).cast_closest_hit(cast),
+            SceneMesh::Obb(t) => t.placed(pose).cast_closest_hit(cast),
+        };
+        if let Some(hit) = hit {
+            let key = (hit.time, id, hit.triangle);
+            if best.is_none_or(|b| key < (b.hit.time, b.object, b.hit.triangle)) {
+                best = Some(SceneCastHit { object: id, hit });
+            }
+        }
+    }
+    best
+}
+
+#[test]
+fn casts_and_camera_booms_answer_as_every_object() {
+    let trees = trees(&meshes());
+    let mut scene = scene(&trees, 80, 91, |rng| random_pose(rng, 6.0));
+    // One object added after the build: tested outside the top level.
+    scene
+        .add(trees[0].clone(), Isometry::translation(0.5, 0.25, 0.0))
+        .expect("finite");
+    let filters = [Filter::everything(), Filter::layers(0b011)];
+    let mut rng = SplitMix(92);
+    let (mut hits, mut starts) = (0, 0);
+    let mut booms = Vec::new();
+    for k in 0..600 {
+        let start = Point::from(rng.vector(-7.0, 7.0));
+        let motion = if k % 7 == 0 {
+            Vector::zeros()
+        } else {
+            rng.vector(-8.0, 8.0)
+        };
+        let radius = rng.range(0.0, 0.8);
+        let cast = if k % 3 == 0 {
+            let axis = Segment::new(start, start + rng.vector(-1.0, 1.0));
+            ShapeCast::capsule(axis, radius, motion)
+        } else {
+            ShapeCast::sphere(start, radius, motion)
+        };
+        let filter = &filters[k % 2];
+        let expected = cast_by_objects(&scene, &cast, filter);
+        assert_eq!(scene.cast_closest_hit(&cast, filter), expected, "{cast:?}");
+        let any = scene.cast_any_hit(&cast, filter);
+        assert_eq!(any.is_some(), expected.is_some(), "{cast:?}");
+        hits += usize::from(expected.is_some());
+        starts += usize::from(expected.is_some_and(|h| h.hit.time == 0.0));
+        if let ShapeCast {
+            shape: CastShape::Sphere(s),
+            ..
+        } = cast
+        {
+            booms.push(CameraBoom {
+                pivot: s.center,
+                desired: s.center + motion,
+                radius: s.radius,
+            });
+        }
+    }
+    assert!(hits > 150 && hits < 550, "{hits} of 600 hit");
+    assert!(starts > 20 && starts < hits, "{starts} start in contact");
+    // Booms: the cast's first contact, and the batch equals single calls.
+    let filter = Filter::everything();
+    let mut out = Vec::new();
+    scene.camera_booms(&booms, &filter, Threads::All, &mut out);
+    for (boom, stop) in booms.iter().zip(&out) {
+        let stop = stop.expect("valid boom");
+        assert_eq!(Some(stop), scene.camera_boom(boom, &filter));
+        match scene.cast_closest_hit(&boom.cast(), &filter) {
+            None => assert_eq!(
+                (stop.position, stop.free, stop.blocker),
+                (boom.desired, 1.0, None)
+            ),
+            Some(hit) => {
+                assert_eq!(stop.free, hit.hit.time);
+                assert_eq!(stop.blocker, Some(hit.triangle()));
+                let expected = boom.pivot + (boom.desired - boom.pivot) * hit.hit.time;
+                assert!((stop.position - expected).norm() <= 1e-6);
+            }
+        }
+    }
+    // Bad input answers nothing.
+    let nan = ShapeCast::sphere(Point::new(Real::NAN, 0.0, 0.0), 0.5, Vector::x());
+    assert_eq!(scene.cast_closest_hit(&nan, &filter), None);
+    assert_eq!(scene.cast_any_hit(&nan, &filter), None);
+    let bad_boom = CameraBoom {
+        pivot: Point::origin(),
+        desired: Point::new(1.0, 0.0, 0.0),
+        radius: -1.0,
+    };
+    assert_eq!(scene.camera_boom(&bad_boom, &filter), None);
 }

@@ -13,7 +13,7 @@ pub(crate) mod raycast;
 mod raycast_stream;
 mod raycast_wide;
 mod region;
-mod shape_cast;
+pub(crate) mod shape_cast;
 mod signed_distance;
 
 pub use batch::Threads;
@@ -24,5 +24,5 @@ pub use mesh_overlap::{Contact, OverlapStats, TrianglePair, Which};
 pub use mesh_tree::{MeshTree, PlacedMesh};
 pub use raycast::RayHit;
 pub use region::Region;
-pub use shape_cast::{CastHit, CastShape, ShapeCast};
+pub use shape_cast::{BoomStop, CameraBoom, CastHit, CastShape, ShapeCast};
 pub use signed_distance::{ClosedMesh, SignedDistance, SurfaceError};

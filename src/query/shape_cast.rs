@@ -90,7 +90,7 @@ impl ShapeCast {
     }
 
     /// True when every coordinate is finite and the radius non-negative.
-    fn is_valid(&self) -> bool {
+    pub(crate) fn is_valid(&self) -> bool {
         let (centre, radius) = self.bounding_sphere();
         is_finite_point(&centre)
             && is_finite_vector(&self.motion)
@@ -113,7 +113,7 @@ impl ShapeCast {
     }
 
     /// The cast in the frame that `frame` maps world coordinates into.
-    fn in_frame(&self, frame: &LocalFrame) -> ShapeCast {
+    pub(crate) fn in_frame(&self, frame: &LocalFrame) -> ShapeCast {
         let shape = match &self.shape {
             CastShape::Sphere(s) => {
                 CastShape::Sphere(Sphere::new(frame.point(&s.center), s.radius))
@@ -131,14 +131,14 @@ impl ShapeCast {
 }
 
 /// The path of a cast's bounding sphere, prepared for node tests.
-struct CastPath {
+pub(crate) struct CastPath {
     ray: TraversalRay,
     /// The bounding sphere's radius plus the rounding pad.
     reach: Real,
 }
 
 impl CastPath {
-    fn new(cast: &ShapeCast, coordinate_scale: Real) -> Self {
+    pub(crate) fn new(cast: &ShapeCast, coordinate_scale: Real) -> Self {
         let (centre, radius) = cast.bounding_sphere();
         // Box tests round by a few ulps of the coordinates involved.
         let scale = coordinate_scale + centre.coords.amax() + cast.motion.amax() + radius;
@@ -150,7 +150,7 @@ impl CastPath {
 
     /// When the path enters `volume` grown by the reach, within `[0, t_max]`.
     #[inline(always)]
-    fn entry<V: BoundingVolume>(&self, volume: &V, t_max: Real) -> Option<Real> {
+    pub(crate) fn entry<V: BoundingVolume>(&self, volume: &V, t_max: Real) -> Option<Real> {
         let mut grown = volume.oriented_box();
         grown.half_extents = grown.half_extents.add_scalar(self.reach);
         grown.ray_entry(&self.ray, 0.0, t_max)
@@ -299,5 +299,77 @@ pub(crate) fn world_hit(pose: &Isometry, hit: CastHit) -> CastHit {
         point: pose * hit.point,
         normal: pose.rotation * hit.normal,
         ..hit
+    }
+}
+
+/// A camera on a boom: the camera wants to stand at `desired`, held from
+/// `pivot` (a character's head), and keeps a sphere of `radius` around its
+/// lens clear of the world. [`CameraBoom::cast`] is the sphere cast from
+/// the pivot to the desired position that answers where it may stand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CameraBoom {
+    /// Where the boom is held.
+    pub pivot: Point,
+    /// Where the camera would stand with nothing in the way.
+    pub desired: Point,
+    /// Radius of the sphere kept clear around the lens.
+    pub radius: Real,
+}
+
+/// Where a camera on a boom may stand, and what stopped it (`B`: a triangle
+/// id for a mesh, a scene triangle for a scene).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoomStop<B> {
+    /// The farthest position along the boom at which the lens sphere
+    /// touches nothing but may touch the blocker (`desired` when nothing is
+    /// in the way, `pivot` when the sphere touches something there already).
+    pub position: Point,
+    /// How much of the boom is free: `position = pivot + free · (desired − pivot)`.
+    pub free: Real,
+    /// The triangle the sphere first touches, if any.
+    pub blocker: Option<B>,
+}
+
+impl CameraBoom {
+    /// The sphere cast from the pivot to the desired position.
+    #[must_use]
+    pub fn cast(&self) -> ShapeCast {
+        ShapeCast::sphere(self.pivot, self.radius, self.desired - self.pivot)
+    }
+
+    /// The stop for a first contact at `time` with `blocker` (none: the
+    /// whole boom is free).
+    #[must_use]
+    pub fn stop<B>(&self, contact: Option<(Real, B)>) -> BoomStop<B> {
+        match contact {
+            None => BoomStop {
+                position: self.desired,
+                free: 1.0,
+                blocker: None,
+            },
+            Some((time, blocker)) => BoomStop {
+                position: if time == 0.0 {
+                    self.pivot
+                } else {
+                    self.pivot + (self.desired - self.pivot) * time
+                },
+                free: time,
+                blocker: Some(blocker),
+            },
+        }
+    }
+}
+
+impl<V: BoundingVolume> MeshTree<V> {
+    /// Where the camera may stand on `boom` (see [`CameraBoom`]); `None`
+    /// for a boom with NaN or infinite coordinates or a negative radius.
+    #[must_use]
+    pub fn camera_boom(&self, boom: &CameraBoom) -> Option<BoomStop<TriangleId>> {
+        let cast = boom.cast();
+        if !cast.is_valid() {
+            return None;
+        }
+        let hit = self.cast_closest_hit(&cast);
+        Some(boom.stop(hit.map(|h| (h.time, h.triangle))))
     }
 }

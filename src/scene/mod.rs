@@ -27,6 +27,7 @@ mod object;
 mod overlap;
 mod raycast;
 mod region;
+mod shape_cast;
 mod top_tree;
 
 use std::fmt;
@@ -39,6 +40,7 @@ pub(crate) use object::with_tree;
 pub use object::{ObjectId, SceneMesh};
 pub use overlap::{ObjectPair, PairSet};
 pub use raycast::{SceneHit, SceneTriangle};
+pub use shape_cast::SceneCastHit;
 
 use crate::bounding_volume::Aabb;
 use crate::bvh::{ArrayStack, TraversalStack, Visit, WideChild, WideNode, set_bits, stack_items};
