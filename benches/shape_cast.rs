@@ -1,6 +1,6 @@
 //! Shape casts through a mesh, boxtree beside parry3d (`query::cast_shapes`
-//! of a `Ball` or `Capsule` against a `TriMesh`, with the time of impact
-//! capped at 1) on the same meshes and casts: spheres and capsules of 1–5%
+//! of a `Ball`, `Capsule` or `Cuboid` against a `TriMesh`, with the time of impact
+//! capped at 1) on the same meshes and casts: spheres, capsules and boxes of 1–5%
 //! of the box diagonal moved across the mesh's box (camera booms and
 //! projectiles), checked against each other before timing.
 //!
@@ -12,17 +12,25 @@ mod common;
 use std::hint::black_box;
 
 use boxtree::bvh::BoundingVolume;
-use boxtree::math::Real;
-use boxtree::{Aabb, CastShape, MeshTree, PackedObb, Segment, ShapeCast, TriMesh};
-use common::{SplitMix, parry_mesh, pp, pv, side_by_side};
+use boxtree::math::{Isometry, Real, Rotation};
+use boxtree::{Aabb, CastShape, MeshTree, Obb, PackedObb, Segment, ShapeCast, TriMesh};
+use common::{SplitMix, parry_mesh, parry_pose, pp, pv, side_by_side};
 use criterion::{Criterion, criterion_group, criterion_main};
 use parry3d::query::{ShapeCastOptions, cast_shapes};
 
 const CASTS: usize = 5_000;
 
-/// Casts from points around the mesh's box to others, the shapes' radii
-/// 1–5% of the diagonal; every third one a capsule.
-fn casts(mesh: &TriMesh, seed: u64, capsules: bool) -> Vec<ShapeCast> {
+/// Which shape a bench row casts.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Spheres,
+    Capsules,
+    Boxes,
+}
+
+/// Casts from points around the mesh's box to others, the shapes' sizes
+/// 1–5% of the diagonal.
+fn casts(mesh: &TriMesh, seed: u64, kind: Kind) -> Vec<ShapeCast> {
     let bounds = mesh.aabb();
     let (centre, half) = (bounds.center(), bounds.half_extents());
     let diagonal = 2.0 * half.norm();
@@ -33,11 +41,17 @@ fn casts(mesh: &TriMesh, seed: u64, capsules: bool) -> Vec<ShapeCast> {
         .map(|_| {
             let (start, end) = (at(), at());
             let radius = sizes.range(0.01, 0.05) * diagonal;
-            if capsules {
-                let axis = Segment::new(start, start + sizes.vector(-0.05, 0.05) * diagonal);
-                ShapeCast::capsule(axis, radius, end - start)
-            } else {
-                ShapeCast::sphere(start, radius, end - start)
+            match kind {
+                Kind::Spheres => ShapeCast::sphere(start, radius, end - start),
+                Kind::Capsules => {
+                    let axis = Segment::new(start, start + sizes.vector(-0.05, 0.05) * diagonal);
+                    ShapeCast::capsule(axis, radius, end - start)
+                }
+                Kind::Boxes => {
+                    let turn = *sizes.rotation().to_rotation_matrix().matrix();
+                    let half = sizes.vector(0.01, 0.05) * diagonal;
+                    ShapeCast::obb(Obb::new(start, turn, half), end - start)
+                }
             }
         })
         .collect()
@@ -51,9 +65,22 @@ fn parry_cast(cast: &ShapeCast) -> (Box<dyn parry3d::shape::Shape>, parry3d::mat
             parry3d::math::Pose::from_translation(pp(&s.center)),
         ),
         CastShape::Capsule { axis, radius } => (
-            Box::new(parry3d::shape::Capsule::new(pp(&axis.a), pp(&axis.b), radius)),
+            Box::new(parry3d::shape::Capsule::new(
+                pp(&axis.a),
+                pp(&axis.b),
+                radius,
+            )),
             parry3d::math::Pose::IDENTITY,
         ),
+        CastShape::Box(b) => {
+            let turn = Rotation::from_matrix(&b.axes);
+            let pose = Isometry::from_parts(b.center.coords.into(), turn);
+            (
+                Box::new(parry3d::shape::Cuboid::new(pv(&b.half_extents))),
+                parry_pose(&pose),
+            )
+        }
+        _ => unreachable!("the bench casts spheres, capsules and boxes"),
     }
 }
 
@@ -141,11 +168,14 @@ fn shape_cast(c: &mut Criterion) {
     ];
     for (name, mesh) in &meshes {
         let parry = parry_mesh(mesh);
-        for capsules in [false, true] {
-            let kind = if capsules { "capsules" } else { "spheres" };
-            let casts = casts(mesh, 7, capsules);
-            bench_kind::<Aabb>(c, &format!("{name} {kind} aabb"), mesh, &casts, &parry);
-            bench_kind::<PackedObb>(c, &format!("{name} {kind} obb"), mesh, &casts, &parry);
+        for (kind, label) in [
+            (Kind::Spheres, "spheres"),
+            (Kind::Capsules, "capsules"),
+            (Kind::Boxes, "boxes"),
+        ] {
+            let casts = casts(mesh, 7, kind);
+            bench_kind::<Aabb>(c, &format!("{name} {label} aabb"), mesh, &casts, &parry);
+            bench_kind::<PackedObb>(c, &format!("{name} {label} obb"), mesh, &casts, &parry);
         }
     }
 }

@@ -1219,6 +1219,9 @@ fn casts_and_camera_booms_answer_as_every_object() {
         let cast = if k % 3 == 0 {
             let axis = Segment::new(start, start + rng.vector(-1.0, 1.0));
             ShapeCast::capsule(axis, radius, motion)
+        } else if k % 3 == 1 && k % 2 == 1 {
+            let turn = *rng.rotation().to_rotation_matrix().matrix();
+            ShapeCast::obb(Obb::new(start, turn, rng.vector(0.0, 0.6)), motion)
         } else {
             ShapeCast::sphere(start, radius, motion)
         };

@@ -1,5 +1,5 @@
-//! Shape casts: a sphere or a capsule moving along a straight path through
-//! a mesh, and where it first touches.
+//! Shape casts: a sphere, a capsule or a box moving along a straight path
+//! through a mesh, and where it first touches.
 //!
 //! The descent follows the path of the shape's bounding sphere (centre
 //! `c + t·motion`, radius `R`) through the node volumes grown by `R` (the
@@ -8,21 +8,25 @@
 //! descent takes nearer children first and drops nodes entered after the
 //! best contact so far, as the closest-hit raycast does; leaves answer with
 //! the exact sweeps of the primitive layer ([`sweep_sphere_triangle`],
-//! [`sweep_capsule_triangle`]), so answers equal a loop over every
-//! triangle.
+//! [`sweep_capsule_triangle`], [`sweep_box_triangle`]), so answers equal a
+//! loop over every triangle.
 
-use crate::bounding_volume::Sphere;
+use crate::bounding_volume::{Obb, Sphere};
 use crate::bvh::{
     ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, stack_items,
 };
-use crate::math::{Isometry, Point, Real, Vector, is_finite_point, is_finite_vector};
+use crate::math::{Isometry, Matrix, Point, Real, Vector, is_finite_point, is_finite_vector};
 use crate::query::frame::LocalFrame;
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::{Ray, Segment, Triangle, TriangleId};
-use crate::sweep::{TriangleContact, sweep_capsule_triangle, sweep_sphere_triangle};
+use crate::sweep::{
+    TriangleContact, sweep_box_triangle, sweep_capsule_triangle, sweep_sphere_triangle,
+};
 
-/// The shape a [`ShapeCast`] moves.
+/// The shape a [`ShapeCast`] moves (more shapes may come: match with a
+/// wildcard arm).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum CastShape {
     /// A ball.
     Sphere(Sphere),
@@ -33,6 +37,8 @@ pub enum CastShape {
         /// Its radius.
         radius: Real,
     },
+    /// An oriented box (translated by the motion, never turned).
+    Box(Obb),
 }
 
 /// A shape moving by `motion` (no rotation): at time `t ∈ [0, 1]` it is
@@ -69,6 +75,15 @@ impl ShapeCast {
         }
     }
 
+    /// An oriented box moved by `motion` (no rotation during the cast).
+    #[must_use]
+    pub fn obb(obb: Obb, motion: Vector) -> Self {
+        ShapeCast {
+            shape: CastShape::Box(obb),
+            motion,
+        }
+    }
+
     /// A capsule of `radius` around `axis`, moved by `motion`.
     #[must_use]
     pub fn capsule(axis: Segment, radius: Real, motion: Vector) -> Self {
@@ -86,6 +101,7 @@ impl ShapeCast {
             CastShape::Capsule { axis, radius } => {
                 sweep_capsule_triangle(axis, *radius, &self.motion, tri)
             }
+            CastShape::Box(obb) => sweep_box_triangle(obb, &self.motion, tri),
         }
     }
 
@@ -98,6 +114,9 @@ impl ShapeCast {
             && match &self.shape {
                 CastShape::Sphere(s) => s.radius >= 0.0,
                 CastShape::Capsule { radius, .. } => *radius >= 0.0,
+                CastShape::Box(b) => {
+                    b.axes.iter().all(|x| x.is_finite()) && b.half_extents.iter().all(|h| *h >= 0.0)
+                }
             }
     }
 
@@ -109,6 +128,7 @@ impl ShapeCast {
                 let centre = Point::from((axis.a.coords + axis.b.coords) * 0.5);
                 (centre, 0.5 * axis.length() + radius)
             }
+            CastShape::Box(b) => (b.center, b.half_extents.norm()),
         }
     }
 
@@ -122,6 +142,14 @@ impl ShapeCast {
                 axis: Segment::new(frame.point(&axis.a), frame.point(&axis.b)),
                 radius: *radius,
             },
+            CastShape::Box(b) => {
+                let axes = [0, 1, 2].map(|i| frame.vector(&b.axis(i)));
+                CastShape::Box(Obb::new(
+                    frame.point(&b.center),
+                    Matrix::from_columns(&axes),
+                    b.half_extents,
+                ))
+            }
         };
         ShapeCast {
             shape,

@@ -15,11 +15,13 @@
 use crate::math::Real;
 
 mod aabb_aabb;
+mod box_triangle;
 mod sphere_plane;
 mod sphere_sphere;
 mod sphere_triangle;
 
 pub use aabb_aabb::sweep_aabb_aabb;
+pub use box_triangle::sweep_box_triangle;
 pub use sphere_plane::{SpherePlaneHit, sweep_sphere_plane};
 pub use sphere_sphere::sweep_sphere_sphere;
 pub use sphere_triangle::{TriangleContact, sweep_capsule_triangle, sweep_sphere_triangle};
