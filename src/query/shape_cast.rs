@@ -11,7 +11,7 @@
 //! [`sweep_capsule_triangle`], [`sweep_box_triangle`]), so answers equal a
 //! loop over every triangle.
 
-use crate::bounding_volume::{Obb, Sphere};
+use crate::bounding_volume::{Aabb, Obb, Sphere};
 use crate::bvh::{
     ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, stack_items,
 };
@@ -103,6 +103,61 @@ impl ShapeCast {
             }
             CastShape::Box(obb) => sweep_box_triangle(obb, &self.motion, tri),
         }
+    }
+
+    /// False when the shape cannot touch `tri` at any time in `[0, t_max]`:
+    /// the swept shape's box misses the triangle's, or the shape stays on
+    /// one side of the triangle's plane, beyond its reach, at both ends of
+    /// the interval (signed distances are linear in time and across the
+    /// shape, so their extremes lie at those ends). Padded by a few ulps
+    /// of the coordinates, so that the exact sweeps decide every contact
+    /// at `t_max` or earlier.
+    #[inline(always)]
+    fn may_touch(&self, tri: &Triangle, t_max: Real) -> bool {
+        let shift = self.motion * t_max;
+        let [a, b, c] = tri.vertices();
+        let (start, reach) = match &self.shape {
+            CastShape::Sphere(s) => (Aabb::new(s.center, s.center), s.radius),
+            CastShape::Capsule { axis, radius } => {
+                (Aabb::new(axis.a.inf(&axis.b), axis.a.sup(&axis.b)), *radius)
+            }
+            CastShape::Box(o) => (o.to_aabb(), 0.0),
+        };
+        let (lo, hi) = (
+            start.min.inf(&(start.min + shift)),
+            start.max.sup(&(start.max + shift)),
+        );
+        let (t_lo, t_hi) = (a.inf(&b).inf(&c), a.sup(&b).sup(&c));
+        let scale = lo.coords.amax().max(hi.coords.amax()).max(t_lo.coords.amax()).max(t_hi.coords.amax());
+        let pad = 8.0 * Real::EPSILON * (scale + reach);
+        let reach_pad = reach + pad;
+        if (0..3).any(|i| lo[i] - reach_pad > t_hi[i] || t_lo[i] > hi[i] + reach_pad) {
+            return false;
+        }
+        let n = tri.scaled_normal();
+        let length = n.norm();
+        if !(length > 0.0) {
+            return true;
+        }
+        let side = |p: &Point| n.dot(&(p - a));
+        let (core, thickness): ([Point; 2], Real) = match &self.shape {
+            CastShape::Sphere(s) => ([s.center, s.center], s.radius * length),
+            CastShape::Capsule { axis, radius } => ([axis.a, axis.b], radius * length),
+            CastShape::Box(o) => {
+                let thickness = (0..3).map(|i| o.half_extents[i] * n.dot(&o.axis(i)).abs()).sum();
+                ([o.center, o.center], thickness)
+            }
+        };
+        let (mut low, mut high) = (Real::INFINITY, Real::NEG_INFINITY);
+        for p in core {
+            for q in [p, p + shift] {
+                let s = side(&q);
+                low = low.min(s);
+                high = high.max(s);
+            }
+        }
+        let margin = thickness + pad * length;
+        !(low > margin || high < -margin)
     }
 
     /// True when every coordinate is finite and the radius non-negative.
@@ -200,7 +255,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         let mut leaf = |first: u32, count: u32| {
             for k in first as usize..(first + count) as usize {
                 let (tri, id) = self.leaf_triangle(k);
-                if cast.against(&tri).is_some() {
+                if cast.may_touch(&tri, 1.0) && cast.against(&tri).is_some() {
                     found = Some(id);
                     return Visit::Stop;
                 }
@@ -268,6 +323,9 @@ impl<V: BoundingVolume> MeshTree<V> {
                     NodeKind::Leaf { first, count } => {
                         for k in first as usize..(first + count) as usize {
                             let (tri, triangle) = self.leaf_triangle(k);
+                            if !cast.may_touch(&tri, reach(&best)) {
+                                continue;
+                            }
                             let Some(contact) = cast.against(&tri) else {
                                 continue;
                             };
