@@ -128,7 +128,12 @@ impl ShapeCast {
             start.max.sup(&(start.max + shift)),
         );
         let (t_lo, t_hi) = (a.inf(&b).inf(&c), a.sup(&b).sup(&c));
-        let scale = lo.coords.amax().max(hi.coords.amax()).max(t_lo.coords.amax()).max(t_hi.coords.amax());
+        let scale = lo
+            .coords
+            .amax()
+            .max(hi.coords.amax())
+            .max(t_lo.coords.amax())
+            .max(t_hi.coords.amax());
         let pad = 8.0 * Real::EPSILON * (scale + reach);
         let reach_pad = reach + pad;
         if (0..3).any(|i| lo[i] - reach_pad > t_hi[i] || t_lo[i] > hi[i] + reach_pad) {
@@ -144,7 +149,9 @@ impl ShapeCast {
             CastShape::Sphere(s) => ([s.center, s.center], s.radius * length),
             CastShape::Capsule { axis, radius } => ([axis.a, axis.b], radius * length),
             CastShape::Box(o) => {
-                let thickness = (0..3).map(|i| o.half_extents[i] * n.dot(&o.axis(i)).abs()).sum();
+                let thickness = (0..3)
+                    .map(|i| o.half_extents[i] * n.dot(&o.axis(i)).abs())
+                    .sum();
                 ([o.center, o.center], thickness)
             }
         };
@@ -236,6 +243,14 @@ impl CastPath {
     pub(crate) fn entry<V: BoundingVolume>(&self, volume: &V, t_max: Real) -> Option<Real> {
         let mut grown = volume.oriented_box();
         grown.half_extents = grown.half_extents.add_scalar(self.reach);
+        if grown.axes == Matrix::identity() {
+            // An axis-aligned volume: the slab test, no change of frame.
+            let (min, max) = (
+                grown.center - grown.half_extents,
+                grown.center + grown.half_extents,
+            );
+            return self.ray.slab_entry(&min, &max, 0.0, t_max);
+        }
         grown.ray_entry(&self.ray, 0.0, t_max)
     }
 }

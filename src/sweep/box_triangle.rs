@@ -77,16 +77,14 @@ pub fn sweep_box_triangle(obb: &Obb, motion: &Vector, tri: &Triangle) -> Option<
     // Each axis with the size it would have at right angles: an axis far
     // shorter than that comes from parallel edges (or a degenerate
     // triangle) and is dropped.
-    let mut candidates: Vec<(V64, f64)> = Vec::with_capacity(13);
-    for a in &axes {
-        candidates.push((*a, a.norm()));
-    }
-    candidates.push((edges[0].cross(&edges[1]), edges[0].norm() * edges[1].norm()));
-    for a in &axes {
-        for e in &edges {
-            candidates.push((a.cross(e), a.norm() * e.norm()));
+    let mut candidates = [(V64::zeros(), 0.0); 13];
+    for (i, a) in axes.iter().enumerate() {
+        candidates[i] = (*a, a.norm());
+        for (j, e) in edges.iter().enumerate() {
+            candidates[4 + 3 * i + j] = (a.cross(e), a.norm() * e.norm());
         }
     }
+    candidates[3] = (edges[0].cross(&edges[1]), edges[0].norm() * edges[1].norm());
     // The latest start and earliest end of the axes' overlap intervals.
     let (mut enter, mut exit) = (f64::NEG_INFINITY, f64::INFINITY);
     let mut normal = V64::zeros();

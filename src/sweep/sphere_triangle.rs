@@ -69,9 +69,13 @@ pub fn sweep_sphere_triangle(
         motion.cast::<f64>(),
     );
     let corners = tri.vertices().map(|p| wide(&p));
-    let (distance, nearest) = point_polygon(&c, &corners);
-    if distance <= r {
-        return Some(start_contact(&c, &nearest, &corners, &d));
+    // The plane's distance bounds the triangle's: far from the plane, no
+    // contact at the start.
+    if !beyond_plane(&[c], r, &corners) {
+        let (distance, nearest) = point_polygon(&c, &corners);
+        if distance <= r {
+            return Some(start_contact(&c, &nearest, &corners, &d));
+        }
     }
     sweep_point_polygon(&c, r, &d, &corners).map(|hit| hit.rounded())
 }
@@ -99,18 +103,24 @@ pub fn sweep_capsule_triangle(
     let (a, b) = (wide(&axis.a), wide(&axis.b));
     let e = b - a;
     let corners = tri.vertices().map(|p| wide(&p));
-    let (distance, on_axis, on_triangle) = segment_polygon(&a, &b, &corners);
-    if distance <= r {
-        return Some(start_contact(&on_axis, &on_triangle, &corners, &d));
+    if !beyond_plane(&[a, b], r, &corners) {
+        let (distance, on_axis, on_triangle) = segment_polygon(&a, &b, &corners);
+        if distance <= r {
+            return Some(start_contact(&on_axis, &on_triangle, &corners, &d));
+        }
     }
-    // The axis's ends against the triangle, then the axis's side against
-    // each edge: `a` against the parallelogram {q + u f − s e}.
+    // The axis's ends against the triangle; then the axis's side against
+    // each edge, `a` against the face of the parallelogram {q + u f − s e}
+    // (its rim is the ends against the edges, and the vertices against
+    // the side); then each vertex against the side, `a` against the
+    // segment {q − s e}.
     let mut best = sweep_point_polygon(&a, r, &d, &corners);
     best = earlier(best, sweep_point_polygon(&b, r, &d, &corners));
     for k in 0..3 {
         let (q, f) = (corners[k], corners[(k + 1) % 3] - corners[k]);
         let parallelogram = [q, q + f, q + f - e, q - e];
-        best = earlier(best, sweep_point_polygon(&a, r, &d, &parallelogram));
+        best = earlier(best, sweep_point_face(&a, r, &d, &parallelogram));
+        best = earlier(best, sweep_point_cylinder(&a, r, &d, &q, &-e));
     }
     let time = best?.time;
     // Where it touches: the triangle's point nearest to the axis moved to
@@ -169,6 +179,18 @@ fn start_contact(core: &V64, on: &V64, corners: &[V64; 3], d: &V64) -> TriangleC
         point: Point::from(on.cast::<Real>()),
         normal: normal.cast::<Real>(),
     }
+}
+
+/// True when every point of `core` lies farther than `r` from the
+/// triangle's plane, all on one side (false for a triangle without area).
+fn beyond_plane(core: &[V64], r: f64, corners: &[V64; 3]) -> bool {
+    let normal = newell_normal(corners);
+    let length = normal.norm();
+    if !(length > 0.0) {
+        return false;
+    }
+    let side = |p: &V64| (p - corners[0]).dot(&normal) / length;
+    core.iter().all(|p| side(p) > r) || core.iter().all(|p| side(p) < -r)
 }
 
 /// The distance from `p` to the closed convex planar polygon `corners`,
@@ -319,29 +341,11 @@ fn wide(p: &Point) -> V64 {
 /// planar polygon `corners` (in order) grown by `r`, for a point that
 /// starts farther than `r` from it; `None` when it stays clear in `[0, 1]`.
 fn sweep_point_polygon(c: &V64, r: f64, d: &V64, corners: &[V64]) -> Option<Contact> {
-    let n = corners.len();
-    let normal = newell_normal(corners);
-    let area = normal.norm();
-    if area > 0.0 {
-        let unit = normal / area;
-        let s0 = (c - corners[0]).dot(&unit);
-        let side = if s0 >= 0.0 { 1.0 } else { -1.0 };
-        let approach = side * d.dot(&unit);
-        if approach < 0.0 && s0.abs() > r {
-            let time = (s0.abs() - r) / -approach;
-            if time <= 1.0 {
-                let point = c + d * time - unit * (side * r);
-                if inside(&point, corners, &unit) {
-                    // Nothing touches earlier: the plane itself is not reached before.
-                    return Some(Contact {
-                        time,
-                        point,
-                        normal: unit * side,
-                    });
-                }
-            }
-        }
+    // A face contact comes first: the plane itself is not reached before.
+    if let Some(face) = sweep_point_face(c, r, d, corners) {
+        return Some(face);
     }
+    let n = corners.len();
     let mut best: Option<Contact> = None;
     for k in 0..n {
         let (v, e) = (corners[k], corners[(k + 1) % n] - corners[k]);
@@ -349,6 +353,31 @@ fn sweep_point_polygon(c: &V64, r: f64, d: &V64, corners: &[V64]) -> Option<Cont
         best = earlier(best, sweep_point_cylinder(c, r, d, &v, &e));
     }
     best
+}
+
+/// The contact of the point `c` moving by `d` with the face of the convex
+/// planar polygon `corners` grown by `r`: where the point first comes
+/// within `r` of the plane, if that foot lies in the closed polygon.
+fn sweep_point_face(c: &V64, r: f64, d: &V64, corners: &[V64]) -> Option<Contact> {
+    let normal = newell_normal(corners);
+    let area = normal.norm();
+    if !(area > 0.0) {
+        return None;
+    }
+    let unit = normal / area;
+    let s0 = (c - corners[0]).dot(&unit);
+    let side = if s0 >= 0.0 { 1.0 } else { -1.0 };
+    let approach = side * d.dot(&unit);
+    if !(approach < 0.0 && s0.abs() > r) {
+        return None;
+    }
+    let time = (s0.abs() - r) / -approach;
+    let point = c + d * time - unit * (side * r);
+    (time <= 1.0 && inside(&point, corners, &unit)).then_some(Contact {
+        time,
+        point,
+        normal: unit * side,
+    })
 }
 
 /// The first time in `[0, 1]` the point `c + t d` comes within `r` of `v`,
