@@ -347,12 +347,22 @@ fn check_tree<V: BoundingVolume>(
 
 #[test]
 fn every_tree_kind_casts_as_every_triangle() {
+    // `BOXTREE_LONG_TESTS=1`: 60,000 casts per mesh (a third each sphere,
+    // capsule, box or sphere of radius 0).
+    let count = if std::env::var_os("BOXTREE_LONG_TESTS").is_some() {
+        60_000
+    } else {
+        600
+    };
     for (name, mesh) in cast_meshes() {
-        let casts = random_casts(&mesh, 600, 31);
+        let casts = random_casts(&mesh, count, 31);
         let answers: Vec<_> = casts.iter().map(|c| brute_force(&mesh, c)).collect();
         let hits = answers.iter().flatten().count();
         let starts = answers.iter().flatten().filter(|h| h.time == 0.0).count();
-        assert!(hits > 150 && hits < 550, "{name}: {hits} of 600 hit");
+        assert!(
+            hits > count / 4 && hits < count * 11 / 12,
+            "{name}: {hits} of {count} hit"
+        );
         assert!(
             starts > 20 && starts < hits - 50,
             "{name}: {starts} start in contact"
@@ -607,4 +617,65 @@ fn box_casts_meet_faces_edges_and_corners() {
         half_extents: Vector::new(-1.0, 1.0, 1.0),
     };
     assert!(sweep_box_triangle(&flat, &Vector::x(), &tri).is_none());
+}
+
+#[test]
+fn zero_radius_casts_are_the_segment_raycast() {
+    let long = std::env::var_os("BOXTREE_LONG_TESTS").is_some();
+    let count = if long { 200_000 } else { 4_000 };
+    for (name, mesh) in cast_meshes() {
+        let tree = MeshTree::<Aabb>::new(mesh.clone());
+        let obb = MeshTree::<PackedObb>::new(mesh.clone());
+        let bounds = mesh.aabb();
+        let (centre, half) = (bounds.center(), bounds.half_extents());
+        let mut rng = SplitMix(41);
+        let (mut hits, mut on_ends) = (0, 0);
+        for k in 0..count {
+            let mut a = centre + rng.vector(-1.3, 1.3).component_mul(&half);
+            let mut b = centre + rng.vector(-1.3, 1.3).component_mul(&half);
+            // A quarter end exactly on a vertex, a quarter start on one.
+            let vertex = mesh.vertices()[rng.next_u64() as usize % mesh.vertices().len()];
+            match k % 4 {
+                0 => b = vertex,
+                1 => a = vertex,
+                _ => {}
+            }
+            let segment = Segment::new(a, b);
+            let cast = ShapeCast::sphere_along(&segment, 0.0);
+            for (kind, ray, swept) in [
+                (
+                    "aabb",
+                    tree.closest_hit(&segment),
+                    tree.cast_closest_hit(&cast),
+                ),
+                (
+                    "obb",
+                    obb.closest_hit(&segment),
+                    obb.cast_closest_hit(&cast),
+                ),
+            ] {
+                assert_eq!(
+                    ray.map(|h| (h.t, h.triangle)),
+                    swept.map(|h| (h.time, h.triangle)),
+                    "{name} {kind} {segment:?}"
+                );
+                if let (Some(r), Some(s)) = (ray, swept) {
+                    // The normal faces the side the point came from.
+                    assert!(s.normal.dot(&(b - a)) <= 0.0 || r.t == 0.0, "{name} {kind}");
+                }
+            }
+            assert_eq!(
+                tree.any_hit(&segment).is_some(),
+                tree.cast_any_hit(&cast).is_some(),
+                "{name} {segment:?}"
+            );
+            let hit = tree.closest_hit(&segment);
+            hits += usize::from(hit.is_some());
+            on_ends += usize::from(hit.is_some_and(|h| h.t == 0.0 || h.t == 1.0));
+        }
+        assert!(
+            hits > count / 5 && on_ends > count / 10,
+            "{name}: {hits} hits, {on_ends} at an end"
+        );
+    }
 }

@@ -20,7 +20,8 @@ use crate::query::frame::LocalFrame;
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::{Ray, Segment, Triangle, TriangleId};
 use crate::sweep::{
-    TriangleContact, sweep_box_triangle, sweep_capsule_triangle, sweep_sphere_triangle,
+    TriangleContact, sweep_box_triangle, sweep_capsule_triangle, sweep_point_along,
+    sweep_sphere_triangle,
 };
 
 /// The shape a [`ShapeCast`] moves (more shapes may come: match with a
@@ -42,13 +43,18 @@ pub enum CastShape {
 }
 
 /// A shape moving by `motion` (no rotation): at time `t ∈ [0, 1]` it is
-/// its start position moved by `t · motion`.
+/// its start position moved by `t · motion`. Built by the constructors;
+/// [`ShapeCast::sphere_along`] also keeps the path's end point exactly.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ShapeCast {
     /// The shape at the start (`t = 0`).
     pub shape: CastShape,
     /// Its displacement over the cast (`t = 1`).
     pub motion: Vector,
+    /// A sphere's centre at `t = 1` as given, when the cast was made from a
+    /// segment: `centre + motion` rounds, and radius 0 is the segment
+    /// raycast, whose end must stay exact.
+    end: Option<Point>,
 }
 
 /// Where a cast first touches a mesh.
@@ -72,6 +78,19 @@ impl ShapeCast {
         ShapeCast {
             shape: CastShape::Sphere(Sphere::new(center, radius)),
             motion,
+            end: None,
+        }
+    }
+
+    /// A sphere of `radius` whose centre moves along `path`, from its
+    /// start to its end. Radius 0 is then exactly the segment raycast
+    /// ([`MeshTree::closest_hit`] on `path`): ends on a triangle hit.
+    #[must_use]
+    pub fn sphere_along(path: &Segment, radius: Real) -> Self {
+        ShapeCast {
+            shape: CastShape::Sphere(Sphere::new(path.a, radius)),
+            motion: path.b - path.a,
+            end: Some(path.b),
         }
     }
 
@@ -81,6 +100,7 @@ impl ShapeCast {
         ShapeCast {
             shape: CastShape::Box(obb),
             motion,
+            end: None,
         }
     }
 
@@ -90,6 +110,7 @@ impl ShapeCast {
         ShapeCast {
             shape: CastShape::Capsule { axis, radius },
             motion,
+            end: None,
         }
     }
 
@@ -97,7 +118,12 @@ impl ShapeCast {
     #[must_use]
     pub fn against(&self, tri: &Triangle) -> Option<TriangleContact> {
         match &self.shape {
-            CastShape::Sphere(sphere) => sweep_sphere_triangle(sphere, &self.motion, tri),
+            CastShape::Sphere(sphere) => match self.end {
+                Some(end) if sphere.radius == 0.0 => {
+                    sweep_point_along(&Segment::new(sphere.center, end), tri)
+                }
+                _ => sweep_sphere_triangle(sphere, &self.motion, tri),
+            },
             CastShape::Capsule { axis, radius } => {
                 sweep_capsule_triangle(axis, *radius, &self.motion, tri)
             }
@@ -172,6 +198,7 @@ impl ShapeCast {
         let (centre, radius) = self.bounding_sphere();
         is_finite_point(&centre)
             && is_finite_vector(&self.motion)
+            && self.end.is_none_or(|end| is_finite_point(&end))
             && radius.is_finite()
             && match &self.shape {
                 CastShape::Sphere(s) => s.radius >= 0.0,
@@ -216,6 +243,7 @@ impl ShapeCast {
         ShapeCast {
             shape,
             motion: frame.vector(&self.motion),
+            end: self.end.map(|end| frame.point(&end)),
         }
     }
 }
@@ -435,7 +463,7 @@ impl CameraBoom {
     /// The sphere cast from the pivot to the desired position.
     #[must_use]
     pub fn cast(&self) -> ShapeCast {
-        ShapeCast::sphere(self.pivot, self.radius, self.desired - self.pivot)
+        ShapeCast::sphere_along(&Segment::new(self.pivot, self.desired), self.radius)
     }
 
     /// The stop for a first contact at `time` with `blocker` (none: the

@@ -24,7 +24,9 @@ pub use aabb_aabb::sweep_aabb_aabb;
 pub use box_triangle::sweep_box_triangle;
 pub use sphere_plane::{SpherePlaneHit, sweep_sphere_plane};
 pub use sphere_sphere::sweep_sphere_sphere;
-pub use sphere_triangle::{TriangleContact, sweep_capsule_triangle, sweep_sphere_triangle};
+pub use sphere_triangle::{
+    TriangleContact, sweep_capsule_triangle, sweep_point_along, sweep_sphere_triangle,
+};
 
 /// First and last contact times of two moving objects within one frame.
 ///

@@ -21,6 +21,7 @@
 //! by their edges and vertices, and contacts after the frame are dropped.
 
 use crate::bounding_volume::Sphere;
+use crate::intersect::segment_triangle;
 use crate::math::{Point, Real, Vector, is_finite_point, is_finite_vector};
 use crate::shape::{Segment, Triangle};
 use nalgebra::Vector3;
@@ -49,6 +50,12 @@ pub struct TriangleContact {
 /// Touching counts; a sphere touching or overlapping the triangle at
 /// `u = 0` answers time 0. `None` when it does not reach the triangle
 /// within the frame, and for NaN or infinite input or a negative radius.
+///
+/// Radius 0 is the segment raycast from the centre to `centre + motion`
+/// ([`sweep_point_along`]), decided
+/// exactly as [`crate::intersect::segment_triangle`] decides it: ends on
+/// the closed triangle hit, degenerate triangles and segments lying in
+/// the plane miss, and a point that does not move touches nothing.
 #[must_use]
 pub fn sweep_sphere_triangle(
     sphere: &Sphere,
@@ -62,6 +69,9 @@ pub fn sweep_sphere_triangle(
         && sphere.radius >= 0.0;
     if !valid || !boxes_meet(&[sphere.center], sphere.radius, motion, tri) {
         return None;
+    }
+    if sphere.radius == 0.0 {
+        return sweep_point_along(&Segment::new(sphere.center, sphere.center + motion), tri);
     }
     let (c, r, d) = (
         wide(&sphere.center),
@@ -78,6 +88,20 @@ pub fn sweep_sphere_triangle(
         }
     }
     sweep_point_polygon(&c, r, &d, &corners).map(|hit| hit.rounded())
+}
+
+/// A point moving along `path`: the watertight segment test with exact
+/// ends ([`segment_triangle`]), the contact normal the face's, towards the
+/// side the point came from. What a sphere of radius 0 does.
+#[must_use]
+pub fn sweep_point_along(path: &Segment, tri: &Triangle) -> Option<TriangleContact> {
+    let hit = segment_triangle(path, tri)?;
+    let normal = tri.scaled_normal().normalize();
+    Some(TriangleContact {
+        time: hit.t,
+        point: Point::from(tri.a.coords * hit.w + tri.b.coords * hit.u + tri.c.coords * hit.v),
+        normal: if hit.front_face { normal } else { -normal },
+    })
 }
 
 /// The first time in the frame at which the capsule of `radius` around the
