@@ -645,12 +645,12 @@ fn zero_radius_casts_are_the_segment_raycast() {
             for (kind, ray, swept) in [
                 (
                     "aabb",
-                    tree.closest_hit(&segment),
+                    tree.closest_hit(segment),
                     tree.cast_closest_hit(&cast),
                 ),
                 (
                     "obb",
-                    obb.closest_hit(&segment),
+                    obb.closest_hit(segment),
                     obb.cast_closest_hit(&cast),
                 ),
             ] {
@@ -665,11 +665,11 @@ fn zero_radius_casts_are_the_segment_raycast() {
                 }
             }
             assert_eq!(
-                tree.any_hit(&segment).is_some(),
+                tree.any_hit(segment).is_some(),
                 tree.cast_any_hit(&cast).is_some(),
                 "{name} {segment:?}"
             );
-            let hit = tree.closest_hit(&segment);
+            let hit = tree.closest_hit(segment);
             hits += usize::from(hit.is_some());
             on_ends += usize::from(hit.is_some_and(|h| h.t == 0.0 || h.t == 1.0));
         }
