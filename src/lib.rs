@@ -68,9 +68,10 @@ pub use bvh::{AabbTree, BoundingVolume, BuildOptions, Bvh, KdopTree, ObbTree, Sp
 pub use math::{Isometry, Matrix, Point, Real, Rotation, Vector};
 pub use mesh::{MeshError, MeshFormat, MeshReport, TriMesh, TriangleId};
 pub use query::{
-    BoomStop, CameraBoom, CastHit, CastShape, ClosedMesh, Contact, ErrorBound, MeshDistance,
-    MeshTree, OverlapStats, PlacedMesh, PointProjection, PointQuery, RayHit, Region, ShapeCast,
-    SightOptions, SignedDistance, SurfaceError, Threads, TrianglePair, Visibility, Which,
+    BoomStop, CameraBoom, CastHit, CastShape, ClosedMesh, Contact, ErrorBound, MeshCastHit,
+    MeshDistance, MeshTree, OverlapStats, PlacedMesh, PointProjection, PointQuery, RayHit, Region,
+    ShapeCast, SightOptions, SignedDistance, SurfaceError, Threads, TrianglePair, Visibility,
+    Which,
 };
 pub use scene::{
     Filter, ObjectId, ObjectPair, PairSet, Scene, SceneCastHit, SceneError, SceneHit, SceneMesh,

@@ -648,11 +648,7 @@ fn zero_radius_casts_are_the_segment_raycast() {
                     tree.closest_hit(segment),
                     tree.cast_closest_hit(&cast),
                 ),
-                (
-                    "obb",
-                    obb.closest_hit(segment),
-                    obb.cast_closest_hit(&cast),
-                ),
+                ("obb", obb.closest_hit(segment), obb.cast_closest_hit(&cast)),
             ] {
                 assert_eq!(
                     ray.map(|h| (h.t, h.triangle)),
@@ -678,4 +674,218 @@ fn zero_radius_casts_are_the_segment_raycast() {
             "{name}: {hits} hits, {on_ends} at an end"
         );
     }
+}
+
+// ------------------------------------------------- triangles and meshes
+
+use boxtree::intersect::triangle_distance;
+use boxtree::sweep::sweep_triangle_triangle;
+use boxtree::{MeshCastHit, TrianglePair};
+
+fn triangle_shape(tri: &Triangle) -> ([Point; 3], [Vector; 1], [Vector; 3]) {
+    (
+        tri.vertices(),
+        [tri.scaled_normal()],
+        [tri.b - tri.a, tri.c - tri.b, tri.a - tri.c],
+    )
+}
+
+/// True when the triangles overlap: by the slow general `f64` test, or
+/// for a triangle without area (where that test's axes fall short) by
+/// their distance.
+fn triangles_meet(a: &Triangle, b: &Triangle) -> bool {
+    if a.scaled_normal().norm() == 0.0 || b.scaled_normal().norm() == 0.0 {
+        return triangle_distance(a, b).distance <= 1e-6;
+    }
+    let ((va, na, ea), (vb, nb, eb)) = (triangle_shape(a), triangle_shape(b));
+    // In-plane axes for coplanar pairs: each normal crossed with its edges.
+    let (ia, ib): (Vec<Vector>, Vec<Vector>) = (
+        ea.iter().map(|e| na[0].cross(e)).collect(),
+        eb.iter().map(|e| nb[0].cross(e)).collect(),
+    );
+    let faces_a: Vec<Vector> = na.iter().chain(&ia).copied().collect();
+    let faces_b: Vec<Vector> = nb.iter().chain(&ib).copied().collect();
+    polytopes_overlap(
+        &ConvexPolytope {
+            vertices: &va,
+            face_normals: &faces_a,
+            edge_directions: &ea,
+        },
+        &ConvexPolytope {
+            vertices: &vb,
+            face_normals: &faces_b,
+            edge_directions: &eb,
+        },
+    )
+}
+
+fn shifted(t: &Triangle, v: Vector) -> Triangle {
+    Triangle::new(t.a + v, t.b + v, t.c + v)
+}
+
+proptest! {
+    #[test]
+    fn triangle_sweeps_match_a_time_stepping_oracle(
+        moving in triangle_strategy(2.0),
+        fixed in triangle_strategy(2.0),
+        motion in motion_strategy(4.0),
+    ) {
+        let ours = sweep_triangle_triangle(&moving, &motion, &fixed);
+        const STEPS: usize = 400;
+        // Distances at the sampled times decide the oracle's verdicts
+        // beyond a band of rounding around touching.
+        let gap = |t: Real| triangle_distance(&shifted(&moving, motion * t), &fixed).distance;
+        match ours {
+            Some(hit) => {
+                prop_assert!(gap(hit.time) <= 1e-4, "{hit:?}: {} apart", gap(hit.time));
+                for k in 0..STEPS {
+                    let t = k as Real / STEPS as Real;
+                    if t >= hit.time - 1e-3 {
+                        break;
+                    }
+                    prop_assert!(!triangles_meet(&shifted(&moving, motion * t), &fixed) || gap(t) > 0.0,
+                        "contact at {t} before {hit:?}");
+                }
+                let off = point_triangle(p64(&hit.point), fixed.vertices().map(|v| p64(&v)));
+                prop_assert!(off <= 1e-4, "contact point {off} off the triangle");
+                let flat = |t: &Triangle| t.scaled_normal().norm() == 0.0;
+                if hit.time > 0.0 && !flat(&moving) && !flat(&fixed) {
+                    // The normal points off the fixed triangle (for
+                    // triangles without area it is the last clear offset).
+                    let at = shifted(&moving, motion * hit.time + hit.normal * 0.01);
+                    prop_assert!(triangle_distance(&at, &fixed).distance > 0.005, "{hit:?}");
+                }
+            }
+            None => {
+                // A contact lasting two samples is beyond grazing.
+                let meets = |k: usize| {
+                    let t = k as Real / STEPS as Real;
+                    triangles_meet(&shifted(&moving, motion * t), &fixed)
+                };
+                for k in 0..STEPS {
+                    prop_assert!(!(meets(k) && meets(k + 1)), "missed contact at step {k}");
+                }
+            }
+        }
+    }
+}
+
+/// Every triangle pair in world space, one by one.
+fn mesh_brute_force(a: &TriMesh, b: &TriMesh, motion: &Vector) -> Option<(Real, TrianglePair)> {
+    let mut best: Option<(Real, TrianglePair)> = None;
+    for (i, ta) in a.triangles().enumerate() {
+        for (j, tb) in b.triangles().enumerate() {
+            if let Some(c) = sweep_triangle_triangle(&ta, motion, &tb) {
+                let pair = TrianglePair {
+                    a: TriangleId(i as u32),
+                    b: TriangleId(j as u32),
+                };
+                if best.is_none_or(|(t, p)| c.time < t || (c.time == t && pair < p)) {
+                    best = Some((c.time, pair));
+                }
+            }
+        }
+    }
+    best
+}
+
+fn in_world(mesh: &TriMesh, pose: &Isometry) -> TriMesh {
+    TriMesh::new(
+        mesh.vertices().iter().map(|v| pose * v).collect(),
+        mesh.indices().to_vec(),
+    )
+    .expect("valid")
+}
+
+#[test]
+fn moving_meshes_touch_as_every_triangle_pair() {
+    let pairs = [
+        (
+            TriMesh::icosphere(Point::origin(), 1.0, 1),
+            TriMesh::cuboid(Point::new(-1.0, -0.5, -0.25), Point::new(1.0, 0.5, 0.25)),
+        ),
+        (
+            TriMesh::random_soup(40, 1.0, 0.5, 5),
+            TriMesh::terrain(6, 3.0, 0.6, 2),
+        ),
+    ];
+    let mut rng = SplitMix(51);
+    let (mut hits, mut starts, mut compared) = (0, 0, 0);
+    for (mesh_a, mesh_b) in &pairs {
+        let (aabb_a, obb_b) = (
+            MeshTree::<Aabb>::new(mesh_a.clone()),
+            MeshTree::<PackedObb>::new(mesh_b.clone()),
+        );
+        let obb_a = MeshTree::<Obb>::new(mesh_a.clone());
+        for k in 0..150 {
+            let pose_a = Isometry::from_parts(rng.vector(-3.0, 3.0).into(), rng.rotation());
+            let pose_b = Isometry::from_parts(rng.vector(-1.0, 1.0).into(), rng.rotation());
+            let motion = if k % 10 == 0 {
+                Vector::zeros()
+            } else {
+                rng.vector(-6.0, 6.0)
+            };
+            let ours: Option<MeshCastHit> = aabb_a
+                .placed(pose_a)
+                .cast_against(&motion, &obb_b.placed(pose_b));
+            let other = obb_a
+                .placed(pose_a)
+                .cast_against(&motion, &obb_b.placed(pose_b));
+            let (world_a, world_b) = (in_world(mesh_a, &pose_a), in_world(mesh_b, &pose_b));
+            let expected = mesh_brute_force(&world_a, &world_b, &motion);
+            match (ours, expected) {
+                (Some(hit), Some((t, _))) => {
+                    assert!((hit.time - t).abs() <= 1e-3, "{hit:?} vs {t}");
+                    let tb = world_b.triangle(hit.triangles.b);
+                    let on = boxtree::intersect::closest_point_on_triangle(&hit.point, &tb);
+                    assert!((on.point - hit.point).norm() <= 1e-3, "{hit:?}");
+                    assert!((hit.normal.norm() - 1.0).abs() < 1e-4);
+                    hits += 1;
+                    starts += usize::from(hit.time == 0.0);
+                    compared += 1;
+                }
+                (None, None) => {}
+                (a, b) => {
+                    // Only where the meshes graze may the rounding of the
+                    // poses decide differently.
+                    let least = (0..=100)
+                        .map(|s| {
+                            let t = s as Real / 100.0;
+                            let moved = in_world(
+                                &world_a,
+                                &Isometry::translation(motion.x * t, motion.y * t, motion.z * t),
+                            );
+                            moved
+                                .triangles()
+                                .flat_map(|ta| {
+                                    world_b
+                                        .triangles()
+                                        .map(move |tb| triangle_distance(&ta, &tb).distance)
+                                })
+                                .fold(Real::INFINITY, Real::min)
+                        })
+                        .fold(Real::INFINITY, Real::min);
+                    assert!(least <= 1e-3, "{a:?} vs {b:?}: {least} apart at best");
+                }
+            }
+            // Tree kinds agree to rounding.
+            assert_eq!(ours.is_some(), other.is_some());
+            if let (Some(x), Some(y)) = (ours, other) {
+                assert!((x.time - y.time).abs() <= 1e-5, "{x:?} vs {y:?}");
+            }
+        }
+    }
+    assert!(
+        hits > 60 && starts > 10 && starts < hits,
+        "{hits} hits, {starts} at the start"
+    );
+    assert!(compared > 50);
+    // Bad input.
+    let a = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 1.0, 1));
+    let nan = Vector::new(Real::NAN, 0.0, 0.0);
+    assert!(
+        a.placed(Isometry::identity())
+            .cast_against(&nan, &a.placed(Isometry::translation(3.0, 0.0, 0.0)))
+            .is_none()
+    );
 }

@@ -1,23 +1,12 @@
 //! A moving oriented box against a fixed triangle: the time of first
 //! contact, the contact point and normal.
 //!
-//! Two convex polytopes overlap exactly when their projections overlap on
-//! every candidate separating axis: here the box's three face normals, the
-//! triangle's normal and the nine cross products of box and triangle edge
-//! directions (Gottschalk 1996; Akenine-Möller, "Fast 3D Triangle-Box
-//! Overlap Testing", 2001). Under a translation each projection moves
-//! linearly, so each axis overlaps during one interval of time; the first
-//! contact is the latest of the intervals' starts, if it comes before the
-//! earliest of their ends (the moving separating-axis test, Ericson,
-//! *Real-Time Collision Detection* §5.5.8; Gomez 1999 for two boxes). The
-//! axis that closes last is the contact normal.
-//!
-//! Computed in `f64` from the `f32` inputs. Fixed with respect to the
-//! usual listings: an axis along which the box does not move either never
-//! separates (no division by zero) or rules contact out; cross products of
-//! parallel edges are skipped (their directions are covered by the face
-//! axes); touching counts; a degenerate triangle (a segment or a point)
-//! contributes the axes it has. The contact point is the centre of the
+//! The moving separating-axis test ([`super::moving_sat`]) over the box's
+//! three face normals, the triangle's normal and the nine cross products
+//! of box and triangle edge directions (Gottschalk 1996; Akenine-Möller,
+//! "Fast 3D Triangle-Box Overlap Testing", 2001), in `f64`. Touching
+//! counts; a degenerate triangle (a segment or a point) contributes the
+//! axes it has. The contact point is the centre of the
 //! region where the triangle meets the box at the contact time (the
 //! triangle clipped by the box grown by a few ulps).
 
@@ -25,9 +14,7 @@ use crate::bounding_volume::Obb;
 use crate::math::{Point, Real, Vector, is_finite_point, is_finite_vector};
 use crate::shape::Triangle;
 use crate::sweep::TriangleContact;
-use nalgebra::Vector3;
-
-type V64 = Vector3<f64>;
+use crate::sweep::moving_sat::{V64, first_overlap, interval};
 
 /// The first time in the frame at which `obb`, moved by `motion` (no
 /// rotation), touches the closed triangle `tri`. Same conventions as
@@ -74,9 +61,8 @@ pub fn sweep_box_triangle(obb: &Obb, motion: &Vector, tri: &Triangle) -> Option<
         corners[2] - corners[1],
         corners[0] - corners[2],
     ];
-    // Each axis with the size it would have at right angles: an axis far
-    // shorter than that comes from parallel edges (or a degenerate
-    // triangle) and is dropped.
+    // Each axis with the size it would have at right angles (see
+    // `moving_sat`): the box's faces, the triangle's, the edge pairs.
     let mut candidates = [(V64::zeros(), 0.0); 13];
     for (i, a) in axes.iter().enumerate() {
         candidates[i] = (*a, a.norm());
@@ -85,51 +71,15 @@ pub fn sweep_box_triangle(obb: &Obb, motion: &Vector, tri: &Triangle) -> Option<
         }
     }
     candidates[3] = (edges[0].cross(&edges[1]), edges[0].norm() * edges[1].norm());
-    // The latest start and earliest end of the axes' overlap intervals.
-    let (mut enter, mut exit) = (f64::NEG_INFINITY, f64::INFINITY);
-    let mut normal = V64::zeros();
-    for (axis, size) in &candidates {
-        let length = axis.norm();
-        if !(length > 1e-12 * size) {
-            continue;
-        }
-        let l = axis / length;
-        let reach: f64 = (0..3).map(|i| half[i] * axes[i].dot(&l).abs()).sum();
-        let c = centre.dot(&l);
-        let (lo, hi) = corners
-            .iter()
-            .map(|p| p.dot(&l))
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
-                (lo.min(x), hi.max(x))
-            });
-        let v = d.dot(&l);
-        // Overlap while c + v t − reach ≤ hi and c + v t + reach ≥ lo.
-        let (below, above) = (hi - (c - reach), lo - (c + reach));
-        let (start, end, side) = if v == 0.0 {
-            if above > 0.0 || below < 0.0 {
-                return None;
-            }
-            (f64::NEG_INFINITY, f64::INFINITY, 0.0)
-        } else {
-            let (t1, t2) = (above / v, below / v);
-            // Moving towards +l, the box meets the triangle's low side:
-            // the normal from the triangle to the box is −l.
-            if v > 0.0 {
-                (t1, t2, -1.0)
-            } else {
-                (t2, t1, 1.0)
-            }
-        };
-        if start > enter {
-            enter = start;
-            normal = l * side;
-        }
-        exit = exit.min(end);
-        if enter > exit || exit < 0.0 || enter > 1.0 {
-            return None;
-        }
-    }
-    let time = enter.max(0.0);
+    let box_interval = |l: &V64| {
+        let reach: f64 = (0..3).map(|i| half[i] * axes[i].dot(l).abs()).sum();
+        let c = centre.dot(l);
+        (c - reach, c + reach)
+    };
+    let (enter, mut normal) = first_overlap(&candidates, &d, 1.0, box_interval, |l| {
+        interval(&corners, l)
+    })?;
+    let time = enter;
     if time == 0.0 {
         normal = start_normal(&centre, &corners, &d);
     }

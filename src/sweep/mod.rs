@@ -16,17 +16,21 @@ use crate::math::Real;
 
 mod aabb_aabb;
 mod box_triangle;
+mod moving_sat;
 mod sphere_plane;
 mod sphere_sphere;
 mod sphere_triangle;
+mod triangle_triangle;
 
 pub use aabb_aabb::sweep_aabb_aabb;
 pub use box_triangle::sweep_box_triangle;
+pub(crate) use moving_sat::{V64, first_overlap};
 pub use sphere_plane::{SpherePlaneHit, sweep_sphere_plane};
 pub use sphere_sphere::sweep_sphere_sphere;
 pub use sphere_triangle::{
     TriangleContact, sweep_capsule_triangle, sweep_point_along, sweep_sphere_triangle,
 };
+pub use triangle_triangle::sweep_triangle_triangle;
 
 /// First and last contact times of two moving objects within one frame.
 ///
