@@ -20,8 +20,8 @@ use crate::query::frame::LocalFrame;
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::{Ray, Segment, Triangle, TriangleId};
 use crate::sweep::{
-    TriangleContact, sweep_box_triangle, sweep_capsule_triangle, sweep_point_along,
-    sweep_sphere_triangle,
+    TriangleContact, box_triangle_time, capsule_triangle_time, sweep_box_triangle,
+    sweep_capsule_triangle, sweep_point_along, sweep_sphere_triangle,
 };
 
 /// The shape a [`ShapeCast`] moves (more shapes may come: match with a
@@ -128,6 +128,25 @@ impl ShapeCast {
                 sweep_capsule_triangle(axis, *radius, &self.motion, tri)
             }
             CastShape::Box(obb) => sweep_box_triangle(obb, &self.motion, tri),
+        }
+    }
+
+    /// The time of [`ShapeCast::against`]'s contact, when it is at most
+    /// `t_max` (or may be: sphere times are not cut short), without the
+    /// contact point: what a closest-hit descent asks of each triangle
+    /// before it keeps one.
+    #[inline(always)]
+    fn first_time(&self, tri: &Triangle, t_max: Real) -> Option<Real> {
+        match &self.shape {
+            CastShape::Capsule { axis, radius } => {
+                capsule_triangle_time(axis, *radius, &self.motion, tri)
+            }
+            // A few ulps over, so that a tie at `t_max` (after rounding to
+            // `f32`) still reaches the lower-id rule.
+            CastShape::Box(obb) => {
+                box_triangle_time(obb, &self.motion, tri, t_max + 4.0 * Real::EPSILON)
+            }
+            _ => self.against(tri).map(|c| c.time),
         }
     }
 
@@ -369,14 +388,13 @@ impl<V: BoundingVolume> MeshTree<V> {
                             if !cast.may_touch(&tri, reach(&best)) {
                                 continue;
                             }
-                            let Some(contact) = cast.against(&tri) else {
+                            let Some(time) = cast.first_time(&tri, reach(&best)) else {
                                 continue;
                             };
                             let better = best.is_none_or(|b| {
-                                contact.time < b.time
-                                    || (contact.time == b.time && triangle < b.triangle)
+                                time < b.time || (time == b.time && triangle < b.triangle)
                             });
-                            if better {
+                            if better && let Some(contact) = cast.against(&tri) {
                                 best = Some(CastHit {
                                     time: contact.time,
                                     triangle,

@@ -23,6 +23,37 @@ use crate::sweep::moving_sat::{V64, first_overlap, interval};
 /// input or negative half-extents answer `None`.
 #[must_use]
 pub fn sweep_box_triangle(obb: &Obb, motion: &Vector, tri: &Triangle) -> Option<TriangleContact> {
+    let (time, mut normal) = box_first(obb, motion, tri, 1.0)?;
+    let wide = |v: &Vector| v.cast::<f64>();
+    let centre = wide(&obb.center.coords);
+    let axes: [V64; 3] = std::array::from_fn(|i| wide(&obb.axes.column(i).into_owned()));
+    let (half, d) = (wide(&obb.half_extents), wide(motion));
+    let corners = tri.vertices().map(|p| wide(&p.coords));
+    if time == 0.0 {
+        normal = start_normal(&centre, &corners, &d);
+    }
+    let point = contact_point(&(centre + d * time), &axes, &half, &corners);
+    Some(TriangleContact {
+        time: (time as Real).clamp(0.0, 1.0),
+        point: Point::from(point.cast::<Real>()),
+        normal: normal.cast::<Real>(),
+    })
+}
+
+/// [`sweep_box_triangle`]'s time alone, when it is at most `t_max`: for
+/// descents that keep only the earliest contact.
+pub(crate) fn box_triangle_time(
+    obb: &Obb,
+    motion: &Vector,
+    tri: &Triangle,
+    t_max: Real,
+) -> Option<Real> {
+    box_first(obb, motion, tri, f64::from(t_max)).map(|(t, _)| (t as Real).clamp(0.0, 1.0))
+}
+
+/// The first contact time in `[0, t_max]` (in `f64`) and the normal of
+/// the axis that closed last (zero at a start in contact).
+fn box_first(obb: &Obb, motion: &Vector, tri: &Triangle, t_max: f64) -> Option<(f64, V64)> {
     let valid = is_finite_point(&obb.center)
         && obb.axes.iter().all(|x| x.is_finite())
         && obb.half_extents.iter().all(|h| h.is_finite() && *h >= 0.0)
@@ -76,18 +107,8 @@ pub fn sweep_box_triangle(obb: &Obb, motion: &Vector, tri: &Triangle) -> Option<
         let c = centre.dot(l);
         (c - reach, c + reach)
     };
-    let (enter, mut normal) = first_overlap(&candidates, &d, 1.0, box_interval, |l| {
+    first_overlap(&candidates, &d, t_max, box_interval, |l| {
         interval(&corners, l)
-    })?;
-    let time = enter;
-    if time == 0.0 {
-        normal = start_normal(&centre, &corners, &d);
-    }
-    let point = contact_point(&(centre + d * time), &axes, &half, &corners);
-    Some(TriangleContact {
-        time: (time as Real).clamp(0.0, 1.0),
-        point: Point::from(point.cast::<Real>()),
-        normal: normal.cast::<Real>(),
     })
 }
 

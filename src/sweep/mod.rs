@@ -23,10 +23,12 @@ mod sphere_triangle;
 mod triangle_triangle;
 
 pub use aabb_aabb::sweep_aabb_aabb;
+pub(crate) use box_triangle::box_triangle_time;
 pub use box_triangle::sweep_box_triangle;
 pub(crate) use moving_sat::{V64, first_overlap};
 pub use sphere_plane::{SpherePlaneHit, sweep_sphere_plane};
 pub use sphere_sphere::sweep_sphere_sphere;
+pub(crate) use sphere_triangle::capsule_triangle_time;
 pub use sphere_triangle::{
     TriangleContact, sweep_capsule_triangle, sweep_point_along, sweep_sphere_triangle,
 };

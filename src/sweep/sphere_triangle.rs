@@ -120,18 +120,49 @@ pub fn sweep_capsule_triangle(
         && tri.vertices().iter().all(is_finite_point)
         && radius.is_finite()
         && radius >= 0.0;
-    if !valid || !boxes_meet(&[axis.a, axis.b], radius, motion, tri) {
+    if !valid {
+        return None;
+    }
+    let time = capsule_first(axis, radius, motion, tri)?;
+    let (r, d) = (f64::from(radius), motion.cast::<f64>());
+    let (a, b) = (wide(&axis.a), wide(&axis.b));
+    let corners = tri.vertices().map(|p| wide(&p));
+    let (distance, on_axis, on_triangle) =
+        segment_polygon(&(a + d * time), &(b + d * time), &corners);
+    if time == 0.0 && distance <= r {
+        return Some(start_contact(&on_axis, &on_triangle, &corners, &d));
+    }
+    // Where it touches: the triangle's point nearest to the axis moved to
+    // that time, and the direction from it to the axis.
+    Some(TriangleContact {
+        time: (time as Real).clamp(0.0, 1.0),
+        point: Point::from(on_triangle.cast::<Real>()),
+        normal: unit_or(&(on_axis - on_triangle), &d).cast::<Real>(),
+    })
+}
+
+/// [`sweep_capsule_triangle`]'s time alone (without the contact point),
+/// for descents that keep only the earliest contact: valid input assumed.
+pub(crate) fn capsule_triangle_time(
+    axis: &Segment,
+    radius: Real,
+    motion: &Vector,
+    tri: &Triangle,
+) -> Option<Real> {
+    capsule_first(axis, radius, motion, tri).map(|t| (t as Real).clamp(0.0, 1.0))
+}
+
+/// The capsule's first contact time in `f64` (0 for a start in contact).
+fn capsule_first(axis: &Segment, radius: Real, motion: &Vector, tri: &Triangle) -> Option<f64> {
+    if !boxes_meet(&[axis.a, axis.b], radius, motion, tri) {
         return None;
     }
     let (r, d) = (f64::from(radius), motion.cast::<f64>());
     let (a, b) = (wide(&axis.a), wide(&axis.b));
     let e = b - a;
     let corners = tri.vertices().map(|p| wide(&p));
-    if !beyond_plane(&[a, b], r, &corners) {
-        let (distance, on_axis, on_triangle) = segment_polygon(&a, &b, &corners);
-        if distance <= r {
-            return Some(start_contact(&on_axis, &on_triangle, &corners, &d));
-        }
+    if !beyond_plane(&[a, b], r, &corners) && segment_polygon(&a, &b, &corners).0 <= r {
+        return Some(0.0);
     }
     // The axis's ends against the triangle; then the axis's side against
     // each edge, `a` against the face of the parallelogram {q + u f − s e}
@@ -146,15 +177,7 @@ pub fn sweep_capsule_triangle(
         best = earlier(best, sweep_point_face(&a, r, &d, &parallelogram));
         best = earlier(best, sweep_point_cylinder(&a, r, &d, &q, &-e));
     }
-    let time = best?.time;
-    // Where it touches: the triangle's point nearest to the axis moved to
-    // that time, and the direction from it to the axis.
-    let (_, on_axis, on_triangle) = segment_polygon(&(a + d * time), &(b + d * time), &corners);
-    Some(TriangleContact {
-        time: (time as Real).clamp(0.0, 1.0),
-        point: Point::from(on_triangle.cast::<Real>()),
-        normal: unit_or(&(on_axis - on_triangle), &d).cast::<Real>(),
-    })
+    best.map(|hit| hit.time)
 }
 
 /// A cheap rejection: false when the box around the shape's core points
