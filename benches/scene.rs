@@ -24,8 +24,8 @@ use boxtree::math::nalgebra::Translation3;
 use boxtree::math::{Isometry, Point, Real, Rotation, Vector};
 type Translation = Translation3<Real>;
 use boxtree::{
-    Aabb, Filter, MeshTree, ObjectId, PackedObb, PairSet, Scene, SceneMesh, Segment, Threads,
-    TriMesh,
+    Aabb, CameraBoom, Filter, MeshTree, ObjectId, PackedObb, PairSet, Scene, SceneMesh, Segment,
+    Threads, TriMesh,
 };
 use common::{SplitMix, bench_items, parry_mesh, parry_pose, pp, pv};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -357,6 +357,61 @@ fn bench_town(c: &mut Criterion) {
             println!(
                 "scene town {label}: {ns:.0} ns/query, speed-up over parry3d {:.2}x",
                 parry_ns[slot] / ns
+            );
+        }
+    }
+    group.finish();
+
+    // Third-person cameras: a boom from head height 4 m back (away from the
+    // segment's target) and 2 m up, a 0.3 m lens, 100,000 of them.
+    let booms: Vec<CameraBoom> = segments
+        .iter()
+        .take(100_000)
+        .map(|s| {
+            let ahead = s.b - s.a;
+            let back = -Vector::new(ahead.x, ahead.y, 0.0).normalize() * 4.0;
+            CameraBoom {
+                pivot: s.a,
+                desired: s.a + back + Vector::new(0.0, 0.0, 2.0),
+                radius: 0.3,
+            }
+        })
+        .collect();
+    let mut stops = Vec::new();
+    let mut group = c.benchmark_group("scene/town booms");
+    group
+        .sample_size(SAMPLES)
+        .throughput(Throughput::Elements(booms.len() as u64));
+    let boom_runs: Vec<(&str, Run)> = vec![
+        (
+            "camera boom",
+            Box::new(|| {
+                booms
+                    .iter()
+                    .filter(|b| {
+                        black_box(scene.camera_boom(black_box(b), &everything))
+                            .is_some_and(|s| s.blocker.is_some())
+                    })
+                    .count()
+            }),
+        ),
+        (
+            "camera booms batch (all cores)",
+            Box::new(|| {
+                scene.camera_booms(black_box(&booms), &everything, Threads::All, &mut stops);
+                stops
+                    .iter()
+                    .flatten()
+                    .filter(|s| s.blocker.is_some())
+                    .count()
+            }),
+        ),
+    ];
+    for (label, mut run) in boom_runs {
+        if let Some(ns) = bench_items(&mut group, SAMPLES, label, booms.len(), &mut run) {
+            println!(
+                "scene town {label}: {ns:.0} ns/boom, {:.1} M booms/s",
+                1e3 / ns
             );
         }
     }

@@ -1,11 +1,13 @@
 //! Shape casts through a mesh, boxtree beside parry3d (`query::cast_shapes`
-//! of a `Ball`, `Capsule` or `Cuboid` against a `TriMesh`, with the time of impact
-//! capped at 1) on the same meshes and casts: spheres, capsules and boxes of 1–5%
-//! of the box diagonal moved across the mesh's box (camera booms and
-//! projectiles), checked against each other before timing.
+//! of a `Ball`, `Capsule` or `Cuboid` against a `TriMesh`, the time of
+//! impact capped at 1) on the same meshes and casts: spheres of three
+//! sizes (0.2–0.5%, 0.5–3% and 3–10% of the box diagonal), capsules and
+//! boxes, moved between random points around the mesh's box, on
+//! `bunny.obj` (20,000 casts) and a million-triangle heightfield (2,000),
+//! checked against each other before timing.
 //!
-//! Run with `cargo bench --bench shape_cast`. Each configuration prints a
-//! `side-by-side` line with ns per cast and the speed-up over parry3d.
+//! Run with `cargo bench --bench shape_cast`. Each row prints µs per cast
+//! and the speed-up over parry3d.
 
 mod common;
 
@@ -14,42 +16,46 @@ use std::hint::black_box;
 use boxtree::bvh::BoundingVolume;
 use boxtree::math::{Isometry, Real, Rotation};
 use boxtree::{Aabb, CastShape, MeshTree, Obb, PackedObb, Segment, ShapeCast, TriMesh};
-use common::{SplitMix, parry_mesh, parry_pose, pp, pv, side_by_side};
-use criterion::{Criterion, criterion_group, criterion_main};
+use common::{SplitMix, bench_items, parry_mesh, parry_pose, pp, pv};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use parry3d::query::{ShapeCastOptions, cast_shapes};
 
-const CASTS: usize = 5_000;
+const CASTS: usize = 20_000;
+const SAMPLES: usize = 10;
 
-/// Which shape a bench row casts.
+/// Which shapes a set of bench rows casts.
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
-    Spheres,
+    /// Spheres of this radius range, as fractions of the box diagonal.
+    Spheres(Real, Real),
     Capsules,
     Boxes,
 }
 
-/// Casts from points around the mesh's box to others, the shapes' sizes
-/// 1–5% of the diagonal.
-fn casts(mesh: &TriMesh, seed: u64, kind: Kind) -> Vec<ShapeCast> {
+/// `count` casts from points around the mesh's box to others.
+fn casts(mesh: &TriMesh, count: usize, seed: u64, kind: Kind) -> Vec<ShapeCast> {
     let bounds = mesh.aabb();
     let (centre, half) = (bounds.center(), bounds.half_extents());
     let diagonal = 2.0 * half.norm();
     let mut rng = SplitMix(seed);
     let mut at = move || centre + rng.vector(-1.2, 1.2).component_mul(&half);
     let mut sizes = SplitMix(seed + 1);
-    (0..CASTS)
+    (0..count)
         .map(|_| {
             let (start, end) = (at(), at());
-            let radius = sizes.range(0.01, 0.05) * diagonal;
             match kind {
-                Kind::Spheres => ShapeCast::sphere(start, radius, end - start),
+                Kind::Spheres(lo, hi) => {
+                    let radius = sizes.range(lo, hi) * diagonal;
+                    ShapeCast::sphere_along(&Segment::new(start, end), radius)
+                }
                 Kind::Capsules => {
-                    let axis = Segment::new(start, start + sizes.vector(-0.05, 0.05) * diagonal);
+                    let radius = sizes.range(0.005, 0.02) * diagonal;
+                    let axis = Segment::new(start, start + sizes.vector(-0.03, 0.03) * diagonal);
                     ShapeCast::capsule(axis, radius, end - start)
                 }
                 Kind::Boxes => {
                     let turn = *sizes.rotation().to_rotation_matrix().matrix();
-                    let half = sizes.vector(0.01, 0.05) * diagonal;
+                    let half = sizes.vector(0.005, 0.02) * diagonal;
                     ShapeCast::obb(Obb::new(start, turn, half), end - start)
                 }
             }
@@ -84,14 +90,17 @@ fn parry_cast(cast: &ShapeCast) -> (Box<dyn parry3d::shape::Shape>, parry3d::mat
     }
 }
 
-fn bench_kind<V: BoundingVolume>(
+/// One set of rows: parry3d's `cast_shapes` (its time of impact capped at
+/// 1), then boxtree's closest and any hit on AABB and packed OBB trees.
+fn bench_set(
     c: &mut Criterion,
     name: &str,
     mesh: &TriMesh,
     casts: &[ShapeCast],
     parry: &parry3d::shape::TriMesh,
 ) {
-    let tree = MeshTree::<V>::new(mesh.clone());
+    let aabb = MeshTree::<Aabb>::new(mesh.clone());
+    let obb = MeshTree::<PackedObb>::new(mesh.clone());
     let shapes: Vec<_> = casts.iter().map(parry_cast).collect();
     let options = ShapeCastOptions::with_max_time_of_impact(1.0);
     let identity = parry3d::math::Pose::IDENTITY;
@@ -109,74 +118,114 @@ fn bench_kind<V: BoundingVolume>(
         .expect("supported")
     };
     // Both find the same first contacts, to the iterative solver's tolerance.
-    let (mut worst, mut disagree): (Real, usize) = (0.0, 0);
+    let (mut worst, mut disagree, mut hits): (Real, usize, usize) = (0.0, 0, 0);
     for (k, cast) in casts.iter().enumerate() {
-        match (tree.cast_closest_hit(cast), theirs(k)) {
-            (Some(a), Some(b)) => worst = worst.max((a.time - b.time_of_impact).abs()),
+        match (aabb.cast_closest_hit(cast), theirs(k)) {
+            (Some(a), Some(b)) => {
+                worst = worst.max((a.time - b.time_of_impact).abs());
+                hits += 1;
+            }
             (None, None) => {}
             _ => disagree += 1,
         }
     }
     println!(
-        "shape cast {name}: {} triangles, {} casts; largest time difference from parry3d {worst:.2e}, \
-         {disagree} verdicts differ",
+        "shape cast {name}: {} triangles, {} casts ({hits} hit); largest time difference from \
+         parry3d {worst:.2e}, {disagree} verdicts differ",
         mesh.len(),
         casts.len()
     );
-    side_by_side(
-        c,
-        &format!("shape cast/{name}/closest"),
-        casts.len(),
-        || {
-            casts
-                .iter()
-                .filter(|cast| black_box(tree.cast_closest_hit(black_box(cast))).is_some())
-                .count()
-        },
-        || {
-            (0..casts.len())
-                .filter(|&k| black_box(theirs(black_box(k))).is_some())
-                .count()
-        },
-    );
-    side_by_side(
-        c,
-        &format!("shape cast/{name}/any"),
-        casts.len(),
-        || {
-            casts
-                .iter()
-                .filter(|cast| black_box(tree.cast_any_hit(black_box(cast))).is_some())
-                .count()
-        },
-        || {
-            (0..casts.len())
-                .filter(|&k| black_box(theirs(black_box(k))).is_some())
-                .count()
-        },
-    );
+    type Run<'a> = Box<dyn FnMut() -> usize + 'a>;
+    let runs: Vec<(&str, Run)> = vec![
+        (
+            "parry3d cast_shapes",
+            Box::new(|| {
+                (0..casts.len())
+                    .filter(|&k| black_box(theirs(black_box(k))).is_some())
+                    .count()
+            }),
+        ),
+        ("aabb closest", closest_run(&aabb, casts)),
+        ("aabb any", any_run(&aabb, casts)),
+        ("obb closest", closest_run(&obb, casts)),
+        ("obb any", any_run(&obb, casts)),
+    ];
+    let mut group = c.benchmark_group(format!("shape cast/{name}"));
+    group
+        .sample_size(SAMPLES)
+        .throughput(Throughput::Elements(casts.len() as u64));
+    let mut parry_ns = 0.0;
+    for (label, mut run) in runs {
+        let Some(ns) = bench_items(&mut group, SAMPLES, label, casts.len(), &mut run) else {
+            continue;
+        };
+        if label.starts_with("parry3d") {
+            parry_ns = ns;
+            println!("shape cast {name} {label}: {:.2} us/cast", ns / 1e3);
+        } else {
+            println!(
+                "shape cast {name} {label}: {:.2} us/cast, speed-up over parry3d {:.2}x",
+                ns / 1e3,
+                parry_ns / ns
+            );
+        }
+    }
+    group.finish();
+}
+
+fn closest_run<'a, V: BoundingVolume>(
+    tree: &'a MeshTree<V>,
+    casts: &'a [ShapeCast],
+) -> Box<dyn FnMut() -> usize + 'a> {
+    Box::new(move || {
+        casts
+            .iter()
+            .filter(|cast| black_box(tree.cast_closest_hit(black_box(cast))).is_some())
+            .count()
+    })
+}
+
+fn any_run<'a, V: BoundingVolume>(
+    tree: &'a MeshTree<V>,
+    casts: &'a [ShapeCast],
+) -> Box<dyn FnMut() -> usize + 'a> {
+    Box::new(move || {
+        casts
+            .iter()
+            .filter(|cast| black_box(tree.cast_any_hit(black_box(cast))).is_some())
+            .count()
+    })
 }
 
 fn shape_cast(c: &mut Criterion) {
-    let meshes = [
-        (
-            "bunny",
-            TriMesh::load(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bunny.obj"))
-                .expect("bunny loads"),
-        ),
-        ("terrain 80k", TriMesh::terrain(200, 100.0, 8.0, 5)),
+    let bunny = TriMesh::load(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bunny.obj"))
+        .expect("bunny loads");
+    let parry = parry_mesh(&bunny);
+    let sets = [
+        ("bunny small spheres", Kind::Spheres(0.002, 0.005)),
+        ("bunny medium spheres", Kind::Spheres(0.005, 0.03)),
+        ("bunny large spheres", Kind::Spheres(0.03, 0.1)),
+        ("bunny capsules", Kind::Capsules),
+        ("bunny boxes", Kind::Boxes),
     ];
-    for (name, mesh) in &meshes {
-        let parry = parry_mesh(mesh);
-        for (kind, label) in [
-            (Kind::Spheres, "spheres"),
-            (Kind::Capsules, "capsules"),
-            (Kind::Boxes, "boxes"),
-        ] {
-            let casts = casts(mesh, 7, kind);
-            bench_kind::<Aabb>(c, &format!("{name} {label} aabb"), mesh, &casts, &parry);
-            bench_kind::<PackedObb>(c, &format!("{name} {label} obb"), mesh, &casts, &parry);
-        }
+    for (name, kind) in sets {
+        bench_set(c, name, &bunny, &casts(&bunny, CASTS, 7, kind), &parry);
+    }
+    // About a million triangles: fewer casts, parry3d taking up to a
+    // millisecond for some.
+    let terrain = TriMesh::terrain(707, 1000.0, 30.0, 5);
+    let parry = parry_mesh(&terrain);
+    for (name, kind) in [
+        ("heightfield medium spheres", Kind::Spheres(0.005, 0.03)),
+        ("heightfield capsules", Kind::Capsules),
+    ] {
+        bench_set(
+            c,
+            name,
+            &terrain,
+            &casts(&terrain, CASTS / 10, 9, kind),
+            &parry,
+        );
     }
 }
 
