@@ -75,7 +75,7 @@ pub use query::{
 };
 pub use scene::{
     Filter, ObjectId, ObjectPair, PairSet, Scene, SceneCastHit, SceneError, SceneHit, SceneMesh,
-    ScenePoint, SceneTriangle, UpdateReport,
+    SceneMeshCastHit, ScenePoint, SceneTriangle, UpdateReport,
 };
 #[cfg(feature = "gltf")]
 pub use scene::{GltfError, GltfScene};

@@ -13,9 +13,9 @@ use boxtree::math::{Isometry, Point, Real, Rotation, Vector};
 type Translation = Translation3<Real>;
 use boxtree::{
     Aabb, CameraBoom, CastShape, Filter, MeshTree, Obb, ObjectId, ObjectPair, PackedObb, PairSet,
-    PointQuery, RayHit, Region, Scene, SceneCastHit, SceneError, SceneHit, SceneMesh, ScenePoint,
-    SceneTriangle, Segment, ShapeCast, SightOptions, Sphere, Threads, TriMesh, TriangleId,
-    Visibility,
+    PointQuery, RayHit, Region, Scene, SceneCastHit, SceneError, SceneHit, SceneMesh,
+    SceneMeshCastHit, ScenePoint, SceneTriangle, Segment, ShapeCast, SightOptions, Sphere, Threads,
+    TriMesh, TriangleId, Visibility,
 };
 use common::{SplitMix, collected};
 use proptest::prelude::*;
@@ -1276,4 +1276,45 @@ fn casts_and_camera_booms_answer_as_every_object() {
         radius: -1.0,
     };
     assert_eq!(scene.camera_boom(&bad_boom, &filter), None);
+}
+
+#[test]
+fn moving_meshes_touch_the_scene_as_every_object() {
+    let trees = trees(&meshes());
+    let scene = scene(&trees, 40, 93, |rng| random_pose(rng, 6.0));
+    let drone = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 0.4, 1));
+    let filter = Filter::layers(0b101);
+    let mut rng = SplitMix(94);
+    let mut hits = 0;
+    for _ in 0..150 {
+        let pose = Isometry::from_parts(rng.vector(-7.0, 7.0).into(), rng.rotation());
+        let motion = rng.vector(-8.0, 8.0);
+        let placed = drone.placed(pose);
+        // Each accepted object's own mesh sweep, the best by (time, object, pair).
+        let mut expected: Option<SceneMeshCastHit> = None;
+        for id in scene.ids() {
+            if !filter.accepts(id, scene.layers(id).expect("live")) {
+                continue;
+            }
+            let at = scene.pose(id).expect("live");
+            let hit = match scene.mesh(id).expect("live") {
+                SceneMesh::Aabb(t) => placed.cast_against(&motion, &t.placed(at)),
+                SceneMesh::Obb(t) => placed.cast_against(&motion, &t.placed(at)),
+            };
+            if let Some(hit) = hit {
+                let key = (hit.time, id, hit.triangles);
+                if expected.is_none_or(|b| key < (b.hit.time, b.object, b.hit.triangles)) {
+                    expected = Some(SceneMeshCastHit { object: id, hit });
+                }
+            }
+        }
+        assert_eq!(scene.cast_placed(&placed, &motion, &filter), expected);
+        hits += usize::from(expected.is_some());
+    }
+    assert!(hits > 30 && hits < 140, "{hits} of 150 hit");
+    let nan = Vector::new(0.0, Real::NAN, 0.0);
+    assert_eq!(
+        scene.cast_placed(&drone.placed(Isometry::identity()), &nan, &filter),
+        None
+    );
 }

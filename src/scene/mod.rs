@@ -40,7 +40,7 @@ pub(crate) use object::with_tree;
 pub use object::{ObjectId, SceneMesh};
 pub use overlap::{ObjectPair, PairSet};
 pub use raycast::{SceneHit, SceneTriangle};
-pub use shape_cast::SceneCastHit;
+pub use shape_cast::{SceneCastHit, SceneMeshCastHit};
 
 use crate::bounding_volume::Aabb;
 use crate::bvh::{ArrayStack, TraversalStack, Visit, WideChild, WideNode, set_bits, stack_items};

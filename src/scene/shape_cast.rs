@@ -7,10 +7,13 @@
 use std::cell::Cell;
 
 use crate::bounding_volume::Aabb;
-use crate::bvh::Visit;
+use crate::bvh::{BoundingVolume, Visit};
+use crate::math::{Vector, is_finite_vector};
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::shape_cast::{CastPath, world_hit};
-use crate::query::{BoomStop, CameraBoom, CastHit, ShapeCast};
+use crate::query::{BoomStop, CameraBoom, CastHit, MeshCastHit, PlacedMesh, ShapeCast};
+use crate::scene::Overlapping;
+use crate::scene::object::{is_finite_pose, placed_box};
 use crate::scene::{Filter, ObjectId, Scene, SceneTriangle, with_tree};
 
 /// Where a cast first touches a scene: the object and the contact (the
@@ -40,7 +43,57 @@ impl SceneCastHit {
     }
 }
 
+/// Where a moving mesh first touches a scene: the object and the contact
+/// (`triangles.a` of the moving mesh, `triangles.b` of the object's).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SceneMeshCastHit {
+    /// The object touched.
+    pub object: ObjectId,
+    /// The contact with it (world space).
+    pub hit: MeshCastHit,
+}
+
 impl Scene {
+    /// The first contact of `moving`, moved by `motion` (world space, no
+    /// rotation), with the objects the filter accepts (ties by object,
+    /// then triangle pair): [`crate::PlacedMesh::cast_against`] for each
+    /// object whose world box meets the box swept by the moving mesh's.
+    /// `None` when it touches nothing, and for non-finite poses or motion.
+    #[must_use]
+    pub fn cast_placed<V: BoundingVolume>(
+        &self,
+        moving: &PlacedMesh<'_, V>,
+        motion: &Vector,
+        filter: &Filter,
+    ) -> Option<SceneMeshCastHit> {
+        if !is_finite_vector(motion) || !is_finite_pose(&moving.pose) {
+            return None;
+        }
+        let start = placed_box(moving.tree, &moving.pose);
+        if start.is_empty() {
+            return None;
+        }
+        let swept = start.union(&Aabb::new(start.min + motion, start.max + motion));
+        let mut best: Option<SceneMeshCastHit> = None;
+        self.visit_objects(Overlapping(&swept), |index, object| {
+            let id = ObjectId(index);
+            if !filter.accepts(id, object.layers) {
+                return Visit::Continue;
+            }
+            let pose = object.pose;
+            let hit =
+                with_tree!(&object.mesh, tree => moving.cast_against(motion, &tree.placed(pose)));
+            if let Some(hit) = hit {
+                let key = (hit.time, id, hit.triangles);
+                if best.is_none_or(|b| key < (b.hit.time, b.object, b.hit.triangles)) {
+                    best = Some(SceneMeshCastHit { object: id, hit });
+                }
+            }
+            Visit::Continue
+        });
+        best
+    }
+
     /// A triangle of an object the filter accepts that the cast touches,
     /// searching no further than one contact (is the path blocked?).
     /// `None` for a free path and for invalid casts (NaN or infinite
