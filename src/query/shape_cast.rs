@@ -21,7 +21,7 @@ use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::{Ray, Segment, Triangle, TriangleId};
 use crate::sweep::{
     TriangleContact, box_triangle_time, capsule_triangle_time, sweep_box_triangle,
-    sweep_capsule_triangle, sweep_point_along, sweep_sphere_triangle,
+    sweep_capsule_triangle, sweep_point_along, sweep_sphere_triangle, swept_box_meets,
 };
 
 /// The shape a [`ShapeCast`] moves (more shapes may come: match with a
@@ -160,7 +160,6 @@ impl ShapeCast {
     #[inline(always)]
     fn may_touch(&self, tri: &Triangle, t_max: Real) -> bool {
         let shift = self.motion * t_max;
-        let [a, b, c] = tri.vertices();
         let (start, reach) = match &self.shape {
             CastShape::Sphere(s) => (Aabb::new(s.center, s.center), s.radius),
             CastShape::Capsule { axis, radius } => {
@@ -168,22 +167,18 @@ impl ShapeCast {
             }
             CastShape::Box(o) => (o.to_aabb(), 0.0),
         };
-        let (lo, hi) = (
-            start.min.inf(&(start.min + shift)),
-            start.max.sup(&(start.max + shift)),
-        );
-        let (t_lo, t_hi) = (a.inf(&b).inf(&c), a.sup(&b).sup(&c));
-        let scale = lo
-            .coords
-            .amax()
-            .max(hi.coords.amax())
-            .max(t_lo.coords.amax())
-            .max(t_hi.coords.amax());
-        let pad = 8.0 * Real::EPSILON * (scale + reach);
-        let reach_pad = reach + pad;
-        if (0..3).any(|i| lo[i] - reach_pad > t_hi[i] || t_lo[i] > hi[i] + reach_pad) {
+        if !swept_box_meets(&start, reach, &shift, tri) {
             return false;
         }
+        // The plane test rounds by a few ulps of the coordinates involved.
+        let a = tri.a;
+        let corners = tri
+            .vertices()
+            .iter()
+            .map(|v| v.coords.amax())
+            .fold(0.0, Real::max);
+        let scale = start.min.coords.amax().max(start.max.coords.amax()) + shift.amax() + corners;
+        let pad = 8.0 * Real::EPSILON * (scale + reach);
         let n = tri.scaled_normal();
         let length = n.norm();
         if !(length > 0.0) {

@@ -13,8 +13,8 @@
 use crate::bounding_volume::Obb;
 use crate::math::{Point, Real, Vector, is_finite_point, is_finite_vector};
 use crate::shape::Triangle;
-use crate::sweep::TriangleContact;
 use crate::sweep::moving_sat::{V64, first_overlap, interval};
+use crate::sweep::{TriangleContact, swept_box_meets};
 
 /// The first time in the frame at which `obb`, moved by `motion` (no
 /// rotation), touches the closed triangle `tri`. Same conventions as
@@ -62,23 +62,7 @@ fn box_first(obb: &Obb, motion: &Vector, tri: &Triangle, t_max: f64) -> Option<(
     if !valid {
         return None;
     }
-    // A cheap rejection: the box's bounds over the motion against the
-    // triangle's, padded by a few ulps so that the exact test decides touching.
-    let start = obb.to_aabb();
-    let [a, b, c] = tri.vertices();
-    let (lo, hi) = (
-        start.min.inf(&(start.min + motion)),
-        start.max.sup(&(start.max + motion)),
-    );
-    let (t_lo, t_hi) = (a.inf(&b).inf(&c), a.sup(&b).sup(&c));
-    let scale = lo
-        .coords
-        .amax()
-        .max(hi.coords.amax())
-        .max(t_lo.coords.amax())
-        .max(t_hi.coords.amax());
-    let pad = 8.0 * Real::EPSILON * scale;
-    if (0..3).any(|i| lo[i] - pad > t_hi[i] || t_lo[i] > hi[i] + pad) {
+    if !swept_box_meets(&obb.to_aabb(), 0.0, motion, tri) {
         return None;
     }
     let wide = |v: &Vector| v.cast::<f64>();

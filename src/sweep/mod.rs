@@ -12,7 +12,9 @@
 //! apart, divisions by zero for still or parallel motion, strict comparisons
 //! that miss touching, the back side of a plane).
 
-use crate::math::Real;
+use crate::bounding_volume::Aabb;
+use crate::math::{Real, Vector};
+use crate::shape::Triangle;
 
 mod aabb_aabb;
 mod box_triangle;
@@ -33,6 +35,28 @@ pub use sphere_triangle::{
     TriangleContact, sweep_capsule_triangle, sweep_point_along, sweep_sphere_triangle,
 };
 pub use triangle_triangle::sweep_triangle_triangle;
+
+/// The cheap rejection every triangle sweep starts with: false when the
+/// box `start` grown by `reach` and swept by `shift` misses the triangle's
+/// box. Padded by a few ulps of the coordinates, so that the exact test
+/// decides every touching contact.
+#[inline(always)]
+pub(crate) fn swept_box_meets(start: &Aabb, reach: Real, shift: &Vector, tri: &Triangle) -> bool {
+    let (lo, hi) = (
+        start.min.inf(&(start.min + shift)),
+        start.max.sup(&(start.max + shift)),
+    );
+    let [a, b, c] = tri.vertices();
+    let (t_lo, t_hi) = (a.inf(&b).inf(&c), a.sup(&b).sup(&c));
+    let scale = lo
+        .coords
+        .amax()
+        .max(hi.coords.amax())
+        .max(t_lo.coords.amax())
+        .max(t_hi.coords.amax());
+    let reach = reach + 8.0 * Real::EPSILON * (scale + reach);
+    (0..3).all(|i| lo[i] - reach <= t_hi[i] && t_lo[i] <= hi[i] + reach)
+}
 
 /// First and last contact times of two moving objects within one frame.
 ///

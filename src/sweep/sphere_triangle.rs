@@ -20,10 +20,11 @@
 //! plane or to an edge never divide by zero, degenerate triangles are hit
 //! by their edges and vertices, and contacts after the frame are dropped.
 
-use crate::bounding_volume::Sphere;
+use crate::bounding_volume::{Aabb, Sphere};
 use crate::intersect::segment_triangle;
 use crate::math::{Point, Real, Vector, is_finite_point, is_finite_vector};
 use crate::shape::{Segment, Triangle};
+use crate::sweep::swept_box_meets;
 use nalgebra::Vector3;
 
 type V64 = Vector3<f64>;
@@ -67,7 +68,14 @@ pub fn sweep_sphere_triangle(
         && tri.vertices().iter().all(is_finite_point)
         && sphere.radius.is_finite()
         && sphere.radius >= 0.0;
-    if !valid || !boxes_meet(&[sphere.center], sphere.radius, motion, tri) {
+    if !valid
+        || !swept_box_meets(
+            &Aabb::new(sphere.center, sphere.center),
+            sphere.radius,
+            motion,
+            tri,
+        )
+    {
         return None;
     }
     if sphere.radius == 0.0 {
@@ -154,7 +162,8 @@ pub(crate) fn capsule_triangle_time(
 
 /// The capsule's first contact time in `f64` (0 for a start in contact).
 fn capsule_first(axis: &Segment, radius: Real, motion: &Vector, tri: &Triangle) -> Option<f64> {
-    if !boxes_meet(&[axis.a, axis.b], radius, motion, tri) {
+    let core = Aabb::new(axis.a.inf(&axis.b), axis.a.sup(&axis.b));
+    if !swept_box_meets(&core, radius, motion, tri) {
         return None;
     }
     let (r, d) = (f64::from(radius), motion.cast::<f64>());
@@ -178,30 +187,6 @@ fn capsule_first(axis: &Segment, radius: Real, motion: &Vector, tri: &Triangle) 
         best = earlier(best, sweep_point_cylinder(&a, r, &d, &q, &-e));
     }
     best.map(|hit| hit.time)
-}
-
-/// A cheap rejection: false when the box around the shape's core points
-/// `core` over the whole motion, grown by `radius`, misses the triangle's
-/// box (padded by a few ulps, so that the exact test decides touching).
-#[inline(always)]
-fn boxes_meet(core: &[Point], radius: Real, motion: &Vector, tri: &Triangle) -> bool {
-    let (mut lo, mut hi) = (core[0], core[0]);
-    for p in core {
-        for q in [*p, p + motion] {
-            lo = lo.inf(&q);
-            hi = hi.sup(&q);
-        }
-    }
-    let [a, b, c] = tri.vertices();
-    let (t_lo, t_hi) = (a.inf(&b).inf(&c), a.sup(&b).sup(&c));
-    let scale = lo
-        .coords
-        .amax()
-        .max(hi.coords.amax())
-        .max(t_lo.coords.amax())
-        .max(t_hi.coords.amax());
-    let reach = radius + 8.0 * Real::EPSILON * (scale + radius);
-    (0..3).all(|i| lo[i] - reach <= t_hi[i] && t_lo[i] <= hi[i] + reach)
 }
 
 /// The contact of a shape that starts touching: its core point `core`
@@ -431,19 +416,7 @@ fn sweep_point_face(c: &V64, r: f64, d: &V64, corners: &[V64]) -> Option<Contact
 /// for a point starting farther away.
 fn sweep_point_sphere(c: &V64, r: f64, d: &V64, v: &V64) -> Option<Contact> {
     let m = c - v;
-    let (a, b, k) = (d.norm_squared(), m.dot(d), m.norm_squared() - r * r);
-    if k <= 0.0 || b >= 0.0 || a == 0.0 {
-        return None;
-    }
-    let disc = b * b - a * k;
-    if disc < 0.0 {
-        return None;
-    }
-    // The smaller root in the stable form `k / q`, `q = −b + √disc > 0`.
-    let time = k / (disc.sqrt() - b);
-    if time > 1.0 {
-        return None;
-    }
+    let time = entry_time(d.norm_squared(), m.dot(d), m.norm_squared() - r * r)?;
     let centre = c + d * time;
     Some(Contact {
         time,
@@ -463,18 +436,7 @@ fn sweep_point_cylinder(c: &V64, r: f64, d: &V64, v: &V64, e: &V64) -> Option<Co
     // Components across the axis: `x⊥ = x − (x·e / e·e) e`.
     let across = |x: &V64| x - e * (x.dot(e) / ee);
     let (m, dd) = (across(&(c - v)), across(d));
-    let (a, b, k) = (dd.norm_squared(), m.dot(&dd), m.norm_squared() - r * r);
-    if k <= 0.0 || b >= 0.0 || a == 0.0 {
-        return None;
-    }
-    let disc = b * b - a * k;
-    if disc < 0.0 {
-        return None;
-    }
-    let time = k / (disc.sqrt() - b);
-    if time > 1.0 {
-        return None;
-    }
+    let time = entry_time(dd.norm_squared(), m.dot(&dd), m.norm_squared() - r * r)?;
     let centre = c + d * time;
     let s = (centre - v).dot(e) / ee;
     if !(0.0..=1.0).contains(&s) {
@@ -486,6 +448,21 @@ fn sweep_point_cylinder(c: &V64, r: f64, d: &V64, v: &V64, e: &V64) -> Option<Co
         point,
         normal: unit_or(&(centre - point), d),
     })
+}
+
+/// The first time in `[0, 1]` at which `a t² + 2 b t + k` reaches 0, for
+/// a start outside (`k > 0`) moving inwards (`b < 0`): the smaller root in
+/// the stable form `k / q`, `q = −b + √(b² − a k)` (no cancellation).
+fn entry_time(a: f64, b: f64, k: f64) -> Option<f64> {
+    if k <= 0.0 || b >= 0.0 || a == 0.0 {
+        return None;
+    }
+    let disc = b * b - a * k;
+    if disc < 0.0 {
+        return None;
+    }
+    let time = k / (disc.sqrt() - b);
+    (time <= 1.0).then_some(time)
 }
 
 /// `v` normalised, or `−d` normalised for a zero `v` (a contact at radius 0).
