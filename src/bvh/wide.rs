@@ -389,6 +389,50 @@ impl<const W: usize> WideNode<W> {
         }
     }
 
+    /// Where the ray enters each child box grown by `reach` on every side
+    /// (its Minkowski sum with a cube), within `[0, t_max]`: the node test
+    /// of shape casts, whose path is a bounding sphere's centre. Growing
+    /// the box moves the near plane by `reach` towards the origin and the
+    /// far plane away, so each takes its own shifted origin.
+    #[inline(always)]
+    pub(crate) fn grown_entries(
+        &self,
+        ray: &TraversalRay,
+        reach: Real,
+        t_max: Real,
+    ) -> ([Real; W], u32) {
+        let mut enter = [0.0; W];
+        let mut exit = [t_max; W];
+        for axis in 0..3 {
+            let negative = ray.negative[axis];
+            let near_side = usize::from(negative);
+            let near = &self.bounds[near_side][axis];
+            let far = &self.bounds[1 - near_side][axis];
+            let toward = if negative { -reach } else { reach };
+            let (o_near, o_far) = (ray.origin[axis] + toward, ray.origin[axis] - toward);
+            let inv = ray.inverse_direction[axis];
+            for lane in 0..W {
+                let t_near = (near[lane] - o_near) * inv;
+                let t_far = (far[lane] - o_far) * inv;
+                enter[lane] = if t_near > enter[lane] {
+                    t_near
+                } else {
+                    enter[lane]
+                };
+                exit[lane] = if t_far < exit[lane] {
+                    t_far
+                } else {
+                    exit[lane]
+                };
+            }
+        }
+        let mut entered = 0;
+        for lane in 0..W {
+            entered |= u32::from(enter[lane] <= exit[lane] * EXIT_PADDING) << lane;
+        }
+        (enter, entered)
+    }
+
     /// [`WideNode::ray_entries`] on the instruction set `isa` (see
     /// `crate::simd`), for the closest-hit descents, which read the entries
     /// back: for eight lanes the compiler split the plain loop into

@@ -13,7 +13,8 @@
 
 use crate::bounding_volume::{Aabb, Obb, Sphere};
 use crate::bvh::{
-    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, stack_items,
+    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, WideLayout,
+    stack_items,
 };
 use crate::math::{Isometry, Matrix, Point, Real, Vector, is_finite_point, is_finite_vector};
 use crate::query::frame::LocalFrame;
@@ -308,6 +309,9 @@ impl<V: BoundingVolume> MeshTree<V> {
             return None;
         }
         let path = CastPath::new(cast, self.coordinate_scale());
+        if let Some(wide) = self.wide().filter(|w| w.fits_array_stack()) {
+            return self.cast_any_wide(cast, &path, wide);
+        }
         let mut found = None;
         let mut leaf = |first: u32, count: u32| {
             for k in first as usize..(first + count) as usize {
@@ -338,10 +342,110 @@ impl<V: BoundingVolume> MeshTree<V> {
             return None;
         }
         let path = CastPath::new(cast, self.coordinate_scale());
+        if let Some(wide) = self.wide().filter(|w| w.fits_array_stack()) {
+            return self.cast_closest_wide(cast, &path, wide);
+        }
         if self.bvh().fits_array_stack() {
             self.cast_closest_kernel(cast, &path, &mut ArrayStack::new(&mut stack_items()))
         } else {
             self.cast_closest_kernel(cast, &path, &mut Vec::new())
+        }
+    }
+
+    /// The any-hit descent over the 8-wide layout (AABB trees): leaves as
+    /// soon as the path enters them, subtrees unordered.
+    fn cast_any_wide(
+        &self,
+        cast: &ShapeCast,
+        path: &CastPath,
+        wide: &WideLayout,
+    ) -> Option<TriangleId> {
+        let nodes = wide.nodes();
+        let mut items = stack_items();
+        let mut stack = ArrayStack::<u32>::new(&mut items);
+        let mut index = 0u32;
+        loop {
+            let node = &nodes[index as usize];
+            let (_, entered) = node.grown_entries(&path.ray, path.reach, 1.0);
+            let leaves = entered & node.leaf_lanes();
+            for lane in crate::bvh::set_bits(u64::from(leaves)) {
+                let (first, count) = node.leaf_range(lane);
+                for k in first as usize..(first + count) as usize {
+                    let (tri, id) = self.leaf_triangle(k);
+                    if cast.may_touch(&tri, 1.0) && cast.against(&tri).is_some() {
+                        return Some(id);
+                    }
+                }
+            }
+            for lane in crate::bvh::set_bits(u64::from(entered & !leaves)) {
+                stack.push(node.inner_child(lane));
+            }
+            index = stack.pop()?;
+        }
+    }
+
+    /// The closest-hit descent over the 8-wide layout (AABB trees): a
+    /// node's entered children, leaves and subtrees alike, nearest first.
+    fn cast_closest_wide(
+        &self,
+        cast: &ShapeCast,
+        path: &CastPath,
+        wide: &WideLayout,
+    ) -> Option<CastHit> {
+        let nodes = wide.nodes();
+        let mut best: Option<CastHit> = None;
+        let reach = |best: &Option<CastHit>| best.map_or(1.0, |b| b.time);
+        let mut items = stack_items();
+        // (wide node, 0, entry) or (first leaf position, count ≥ 1, entry).
+        let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
+        let mut current = (0u32, 0u32, 0.0);
+        loop {
+            let (at, count, entry) = current;
+            if entry <= reach(&best) {
+                if count == 0 {
+                    let node = &nodes[at as usize];
+                    let (enter, entered) = node.grown_entries(&path.ray, path.reach, reach(&best));
+                    let (lanes, n) = node.children_by_key(entered, |lane| enter[lane]);
+                    if let Some((&(t, at, count), farther)) = lanes[..n].split_first() {
+                        for &(t, at, count) in farther.iter().rev() {
+                            stack.push((at, count, t));
+                        }
+                        current = (at, count, t);
+                        continue;
+                    }
+                } else {
+                    self.cast_leaf(cast, at, count, &mut best);
+                }
+            }
+            match stack.pop() {
+                Some(next) => current = next,
+                None => return best,
+            }
+        }
+    }
+
+    /// Offers the triangles of one leaf range to the best contact so far.
+    #[inline(always)]
+    fn cast_leaf(&self, cast: &ShapeCast, first: u32, count: u32, best: &mut Option<CastHit>) {
+        for k in first as usize..(first + count) as usize {
+            let t_max = best.map_or(1.0, |b| b.time);
+            let (tri, triangle) = self.leaf_triangle(k);
+            if !cast.may_touch(&tri, t_max) {
+                continue;
+            }
+            let Some(time) = cast.first_time(&tri, t_max) else {
+                continue;
+            };
+            let better =
+                best.is_none_or(|b| time < b.time || (time == b.time && triangle < b.triangle));
+            if better && let Some(contact) = cast.against(&tri) {
+                *best = Some(CastHit {
+                    time: contact.time,
+                    triangle,
+                    point: contact.point,
+                    normal: contact.normal,
+                });
+            }
         }
     }
 
