@@ -4,9 +4,11 @@
 //! The descent follows the path of the shape's bounding sphere (centre
 //! `c + t·motion`, radius `R`) through the node volumes grown by `R` (the
 //! box around each volume, its half-extents plus `R` and a rounding pad):
-//! a node that the path does not enter cannot be touched. The closest-hit
-//! descent takes nearer children first and drops nodes entered after the
-//! best contact so far, as the closest-hit raycast does; leaves answer with
+//! a node that the path does not enter cannot be touched. AABB trees are
+//! descended in their 8-wide layout (`WideNode::grown_entries`), other
+//! volumes in the binary tree. The closest-hit descent takes nearer
+//! children first and drops nodes entered after the best contact so far,
+//! as the closest-hit raycast does; leaves answer with
 //! the exact sweeps of the primitive layer ([`sweep_sphere_triangle`],
 //! [`sweep_capsule_triangle`], [`sweep_box_triangle`]), so answers equal a
 //! loop over every triangle.
@@ -314,14 +316,12 @@ impl<V: BoundingVolume> MeshTree<V> {
         }
         let mut found = None;
         let mut leaf = |first: u32, count: u32| {
-            for k in first as usize..(first + count) as usize {
-                let (tri, id) = self.leaf_triangle(k);
-                if cast.may_touch(&tri, 1.0) && cast.against(&tri).is_some() {
-                    found = Some(id);
-                    return Visit::Stop;
-                }
+            found = self.cast_leaf_any(cast, first, count);
+            if found.is_some() {
+                Visit::Stop
+            } else {
+                Visit::Continue
             }
-            Visit::Continue
         };
         let enter = |volume: &V| path.entry(volume, 1.0).is_some();
         let bvh = self.bvh();
@@ -370,11 +370,8 @@ impl<V: BoundingVolume> MeshTree<V> {
             let leaves = entered & node.leaf_lanes();
             for lane in crate::bvh::set_bits(u64::from(leaves)) {
                 let (first, count) = node.leaf_range(lane);
-                for k in first as usize..(first + count) as usize {
-                    let (tri, id) = self.leaf_triangle(k);
-                    if cast.may_touch(&tri, 1.0) && cast.against(&tri).is_some() {
-                        return Some(id);
-                    }
+                if let Some(id) = self.cast_leaf_any(cast, first, count) {
+                    return Some(id);
                 }
             }
             for lane in crate::bvh::set_bits(u64::from(entered & !leaves)) {
@@ -422,6 +419,15 @@ impl<V: BoundingVolume> MeshTree<V> {
                 None => return best,
             }
         }
+    }
+
+    /// The first triangle of one leaf range that the cast touches.
+    #[inline(always)]
+    fn cast_leaf_any(&self, cast: &ShapeCast, first: u32, count: u32) -> Option<TriangleId> {
+        (first as usize..(first + count) as usize).find_map(|k| {
+            let (tri, id) = self.leaf_triangle(k);
+            (cast.may_touch(&tri, 1.0) && cast.against(&tri).is_some()).then_some(id)
+        })
     }
 
     /// Offers the triangles of one leaf range to the best contact so far.
@@ -482,26 +488,7 @@ impl<V: BoundingVolume> MeshTree<V> {
                         }
                     }
                     NodeKind::Leaf { first, count } => {
-                        for k in first as usize..(first + count) as usize {
-                            let (tri, triangle) = self.leaf_triangle(k);
-                            if !cast.may_touch(&tri, reach(&best)) {
-                                continue;
-                            }
-                            let Some(time) = cast.first_time(&tri, reach(&best)) else {
-                                continue;
-                            };
-                            let better = best.is_none_or(|b| {
-                                time < b.time || (time == b.time && triangle < b.triangle)
-                            });
-                            if better && let Some(contact) = cast.against(&tri) {
-                                best = Some(CastHit {
-                                    time: contact.time,
-                                    triangle,
-                                    point: contact.point,
-                                    normal: contact.normal,
-                                });
-                            }
-                        }
+                        self.cast_leaf(cast, first, count, &mut best)
                     }
                 }
             }
