@@ -89,13 +89,14 @@ pub fn sweep_sphere_triangle(
     let corners = tri.vertices().map(|p| wide(&p));
     // The plane's distance bounds the triangle's: far from the plane, no
     // contact at the start.
-    if !beyond_plane(&[c], r, &corners) {
-        let (distance, nearest) = point_polygon(&c, &corners);
+    let unit = unit_normal(&corners);
+    if !beyond_plane(&[c], r, &corners, unit) {
+        let (distance, nearest) = point_polygon(&c, &corners, unit);
         if distance <= r {
             return Some(start_contact(&c, &nearest, &corners, &d));
         }
     }
-    sweep_point_polygon(&c, r, &d, &corners).map(|hit| hit.rounded())
+    sweep_point_polygon(&c, r, &d, &corners, unit).map(|hit| hit.rounded())
 }
 
 /// A point moving along `path`: the watertight segment test with exact
@@ -135,8 +136,12 @@ pub fn sweep_capsule_triangle(
     let (r, d) = (f64::from(radius), motion.cast::<f64>());
     let (a, b) = (wide(&axis.a), wide(&axis.b));
     let corners = tri.vertices().map(|p| wide(&p));
-    let (distance, on_axis, on_triangle) =
-        segment_polygon(&(a + d * time), &(b + d * time), &corners);
+    let (distance, on_axis, on_triangle) = segment_polygon(
+        &(a + d * time),
+        &(b + d * time),
+        &corners,
+        unit_normal(&corners),
+    );
     if time == 0.0 && distance <= r {
         return Some(start_contact(&on_axis, &on_triangle, &corners, &d));
     }
@@ -170,7 +175,8 @@ fn capsule_first(axis: &Segment, radius: Real, motion: &Vector, tri: &Triangle) 
     let (a, b) = (wide(&axis.a), wide(&axis.b));
     let e = b - a;
     let corners = tri.vertices().map(|p| wide(&p));
-    if !beyond_plane(&[a, b], r, &corners) && segment_polygon(&a, &b, &corners).0 <= r {
+    let unit = unit_normal(&corners);
+    if !beyond_plane(&[a, b], r, &corners, unit) && segment_polygon(&a, &b, &corners, unit).0 <= r {
         return Some(0.0);
     }
     // The axis's ends against the triangle; then the axis's side against
@@ -178,12 +184,13 @@ fn capsule_first(axis: &Segment, radius: Real, motion: &Vector, tri: &Triangle) 
     // (its rim is the ends against the edges, and the vertices against
     // the side); then each vertex against the side, `a` against the
     // segment {q − s e}.
-    let mut best = sweep_point_polygon(&a, r, &d, &corners);
-    best = earlier(best, sweep_point_polygon(&b, r, &d, &corners));
+    let mut best = sweep_point_polygon(&a, r, &d, &corners, unit);
+    best = earlier(best, sweep_point_polygon(&b, r, &d, &corners, unit));
     for k in 0..3 {
         let (q, f) = (corners[k], corners[(k + 1) % 3] - corners[k]);
         let parallelogram = [q, q + f, q + f - e, q - e];
-        best = earlier(best, sweep_point_face(&a, r, &d, &parallelogram));
+        let face = unit_normal(&parallelogram);
+        best = earlier(best, sweep_point_face(&a, r, &d, &parallelogram, face));
         best = earlier(best, sweep_point_cylinder(&a, r, &d, &q, &-e));
     }
     best.map(|hit| hit.time)
@@ -215,25 +222,20 @@ fn start_contact(core: &V64, on: &V64, corners: &[V64; 3], d: &V64) -> TriangleC
 
 /// True when every point of `core` lies farther than `r` from the
 /// triangle's plane, all on one side (false for a triangle without area).
-fn beyond_plane(core: &[V64], r: f64, corners: &[V64; 3]) -> bool {
-    let normal = newell_normal(corners);
-    let length = normal.norm();
-    if !(length > 0.0) {
+fn beyond_plane(core: &[V64], r: f64, corners: &[V64; 3], unit: Option<V64>) -> bool {
+    let Some(unit) = unit else {
         return false;
-    }
-    let side = |p: &V64| (p - corners[0]).dot(&normal) / length;
+    };
+    let side = |p: &V64| (p - corners[0]).dot(&unit);
     core.iter().all(|p| side(p) > r) || core.iter().all(|p| side(p) < -r)
 }
 
 /// The distance from `p` to the closed convex planar polygon `corners`,
 /// and the polygon's nearest point: the projection onto the plane when it
 /// falls inside, else the nearest point of a side.
-fn point_polygon(p: &V64, corners: &[V64]) -> (f64, V64) {
+fn point_polygon(p: &V64, corners: &[V64], unit: Option<V64>) -> (f64, V64) {
     let n = corners.len();
-    let normal = newell_normal(corners);
-    let area = normal.norm();
-    if area > 0.0 {
-        let unit = normal / area;
+    if let Some(unit) = unit {
         let projected = p - unit * (p - corners[0]).dot(&unit);
         if inside(&projected, corners, &unit) {
             return ((p - projected).norm(), projected);
@@ -254,9 +256,8 @@ fn point_polygon(p: &V64, corners: &[V64]) -> (f64, V64) {
 /// the nearest points on each: 0 where the segment passes through it,
 /// else the least of its ends against the triangle and of it against the
 /// triangle's sides.
-fn segment_polygon(a: &V64, b: &V64, corners: &[V64; 3]) -> (f64, V64, V64) {
-    let normal = newell_normal(corners);
-    if normal.norm() > 0.0 {
+fn segment_polygon(a: &V64, b: &V64, corners: &[V64; 3], unit: Option<V64>) -> (f64, V64, V64) {
+    if let Some(normal) = unit {
         let (sa, sb) = ((a - corners[0]).dot(&normal), (b - corners[0]).dot(&normal));
         if (sa <= 0.0 && sb >= 0.0 || sa >= 0.0 && sb <= 0.0) && sa != sb {
             let crossing = a + (b - a) * (sa / (sa - sb));
@@ -265,8 +266,8 @@ fn segment_polygon(a: &V64, b: &V64, corners: &[V64; 3]) -> (f64, V64, V64) {
             }
         }
     }
-    let (da, qa) = point_polygon(a, corners);
-    let (db, qb) = point_polygon(b, corners);
+    let (da, qa) = point_polygon(a, corners, unit);
+    let (db, qb) = point_polygon(b, corners, unit);
     let mut best = if da <= db { (da, *a, qa) } else { (db, *b, qb) };
     for k in 0..3 {
         let (p, q) = segment_segment(a, b, &corners[k], &corners[(k + 1) % 3]);
@@ -321,13 +322,16 @@ fn segment_segment(p1: &V64, q1: &V64, p2: &V64, q2: &V64) -> (V64, V64) {
     (p1 + d1 * s, p2 + d2 * t)
 }
 
-/// Newell's normal of a planar polygon: twice its area along the normal;
-/// zero for a polygon without area.
-fn newell_normal(corners: &[V64]) -> V64 {
+/// The unit normal of a planar polygon by Newell's method (its sum is
+/// twice the area along the normal), computed once per polygon and handed
+/// to every test of it; `None` for a polygon without area.
+fn unit_normal(corners: &[V64]) -> Option<V64> {
     let n = corners.len();
-    (0..n).fold(V64::zeros(), |sum, k| {
+    let normal = (0..n).fold(V64::zeros(), |sum, k| {
         sum + corners[k].cross(&corners[(k + 1) % n])
-    })
+    });
+    let length = normal.norm();
+    (length > 0.0).then(|| normal / length)
 }
 
 /// True when the point `p` of the polygon's plane lies in the closed
@@ -372,9 +376,15 @@ fn wide(p: &Point) -> V64 {
 /// The first contact of the point `c` moving by `d` with the closed convex
 /// planar polygon `corners` (in order) grown by `r`, for a point that
 /// starts farther than `r` from it; `None` when it stays clear in `[0, 1]`.
-fn sweep_point_polygon(c: &V64, r: f64, d: &V64, corners: &[V64]) -> Option<Contact> {
+fn sweep_point_polygon(
+    c: &V64,
+    r: f64,
+    d: &V64,
+    corners: &[V64],
+    unit: Option<V64>,
+) -> Option<Contact> {
     // A face contact comes first: the plane itself is not reached before.
-    if let Some(face) = sweep_point_face(c, r, d, corners) {
+    if let Some(face) = sweep_point_face(c, r, d, corners, unit) {
         return Some(face);
     }
     let n = corners.len();
@@ -390,13 +400,14 @@ fn sweep_point_polygon(c: &V64, r: f64, d: &V64, corners: &[V64]) -> Option<Cont
 /// The contact of the point `c` moving by `d` with the face of the convex
 /// planar polygon `corners` grown by `r`: where the point first comes
 /// within `r` of the plane, if that foot lies in the closed polygon.
-fn sweep_point_face(c: &V64, r: f64, d: &V64, corners: &[V64]) -> Option<Contact> {
-    let normal = newell_normal(corners);
-    let area = normal.norm();
-    if !(area > 0.0) {
-        return None;
-    }
-    let unit = normal / area;
+fn sweep_point_face(
+    c: &V64,
+    r: f64,
+    d: &V64,
+    corners: &[V64],
+    unit: Option<V64>,
+) -> Option<Contact> {
+    let unit = unit?;
     let s0 = (c - corners[0]).dot(&unit);
     let side = if s0 >= 0.0 { 1.0 } else { -1.0 };
     let approach = side * d.dot(&unit);
