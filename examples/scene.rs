@@ -1,12 +1,15 @@
 //! A scene in one page: instance a few meshes many times, move some of them
-//! each frame, and ask the three questions of the whole world.
+//! each frame, and ask the three questions of the whole world (and where a
+//! camera on a boom may stand).
 //!
 //! `cargo run --release --example scene`
 
 use std::sync::Arc;
 
 use boxtree::math::{Isometry, Point, Vector};
-use boxtree::{Aabb, Filter, MeshTree, PackedObb, Scene, Segment, SightOptions, Threads, TriMesh};
+use boxtree::{
+    Aabb, CameraBoom, Filter, MeshTree, PackedObb, Scene, Segment, SightOptions, Threads, TriMesh,
+};
 
 pub fn main() -> Result<(), boxtree::SceneError> {
     // Each distinct mesh is built once and shared by every copy (`Arc`).
@@ -72,13 +75,26 @@ pub fn main() -> Result<(), boxtree::SceneError> {
         let placed = drone.placed(scene.pose(drones[0]).expect("live"));
         let touched = scene.touching(&placed, &Filter::layers(0b01));
 
+        // 4. A third-person camera on a boom from the eye, swung towards the
+        //    nearest house: how far out may it stand before its 0.3 m lens
+        //    touches a building?
+        let boom = CameraBoom {
+            pivot: eye,
+            desired: eye + Vector::new(-8.0, 8.0, 2.0),
+            radius: 0.3,
+        };
+        let stop = scene
+            .camera_boom(&boom, &Filter::layers(0b01))
+            .expect("finite boom");
+
         println!(
-            "frame {frame}: rebuilt {}, {visible}/{} drones visible, first hit {:?}, {} overlapping pairs, drone 0 touches {}",
+            "frame {frame}: rebuilt {}, {visible}/{} drones visible, first hit {:?}, {} overlapping pairs, drone 0 touches {}, camera boom {:.0}% free",
             report.rebuilt,
             drones.len(),
             hit.map(|h| (h.object.get(), h.hit.t)),
             pairs.len(),
-            touched.len()
+            touched.len(),
+            100.0 * stop.free
         );
     }
     Ok(())
