@@ -25,9 +25,9 @@ pub use segment_aabb::{RayBoxHit, ray_aabb, segment_aabb, segment_overlaps_aabb}
 pub use segment_obb::{ray_obb, segment_obb, segment_overlaps_obb};
 pub use sphere_box::{sphere_overlaps_aabb, sphere_overlaps_obb};
 pub use triangle_box::{triangle_overlaps_aabb, triangle_overlaps_obb};
-pub(crate) use triangle_distance::triangle_distance_knowing;
 pub use triangle_distance::{
     SegmentClosestPoints, TriangleDistance, closest_points_segments, triangle_distance,
 };
+pub(crate) use triangle_distance::{segment_parameters, triangle_distance_knowing};
 pub use triangle_sphere::triangle_overlaps_sphere;
 pub use triangle_triangle::triangles_overlap;

@@ -13,6 +13,7 @@
 use crate::intersect::{segment_triangle, triangles_overlap};
 use crate::math::{Point, Real};
 use crate::shape::{Segment, Triangle};
+use nalgebra::{RealField, Vector3};
 
 /// The closest points of two segments `p1 q1` and `p2 q2`, and their
 /// parameters `s`, `t ∈ [0, 1]`: `c1 = p1 + s (q1 − p1)`, `c2 = p2 + t (q2 − p2)`.
@@ -34,40 +35,53 @@ pub struct SegmentClosestPoints {
 pub fn closest_points_segments(first: &Segment, second: &Segment) -> SegmentClosestPoints {
     let (p1, p2) = (first.a, second.a);
     let (d1, d2) = (first.b - p1, second.b - p2);
-    let r = p1 - p2;
-    let (a, e, f) = (d1.norm_squared(), d2.norm_squared(), d2.dot(&r));
-    let (s, t) = if a <= Real::MIN_POSITIVE && e <= Real::MIN_POSITIVE {
-        (0.0, 0.0)
-    } else if a <= Real::MIN_POSITIVE {
-        (0.0, (f / e).clamp(0.0, 1.0))
-    } else {
-        let c = d1.dot(&r);
-        if e <= Real::MIN_POSITIVE {
-            ((-c / a).clamp(0.0, 1.0), 0.0)
-        } else {
-            let b = d1.dot(&d2);
-            let denom = a * e - b * b;
-            // Parallel lines (denominator 0): any s will do; take 0.
-            let s = if denom > 0.0 {
-                ((b * f - c * e) / denom).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            let t = (b * s + f) / e;
-            if t < 0.0 {
-                ((-c / a).clamp(0.0, 1.0), 0.0)
-            } else if t > 1.0 {
-                (((b - c) / a).clamp(0.0, 1.0), 1.0)
-            } else {
-                (s, t)
-            }
-        }
-    };
+    let (s, t) = segment_parameters(&d1, &d2, &(p1 - p2), Real::MIN_POSITIVE);
     SegmentClosestPoints {
         c1: p1 + d1 * s,
         c2: p2 + d2 * t,
         s,
         t,
+    }
+}
+
+/// The parameters `(s, t)` of the closest points `p1 + s d1`, `p2 + t d2`
+/// of two segments, `r = p1 − p2` (Ericson §5.1.9); squared lengths up to
+/// `tiny` count as points. Generic so that the `f64` sweeps
+/// (`crate::sweep`) share it.
+pub(crate) fn segment_parameters<T: RealField + Copy>(
+    d1: &Vector3<T>,
+    d2: &Vector3<T>,
+    r: &Vector3<T>,
+    tiny: T,
+) -> (T, T) {
+    let (zero, one) = (T::zero(), T::one());
+    let unit = |x: T| x.clamp(zero, one);
+    let (a, e, f) = (d1.norm_squared(), d2.norm_squared(), d2.dot(r));
+    if a <= tiny && e <= tiny {
+        return (zero, zero);
+    }
+    if a <= tiny {
+        return (zero, unit(f / e));
+    }
+    let c = d1.dot(r);
+    if e <= tiny {
+        return (unit(-c / a), zero);
+    }
+    let b = d1.dot(d2);
+    let denom = a * e - b * b;
+    // Parallel lines (denominator 0): any s will do; take 0.
+    let s = if denom > zero {
+        unit((b * f - c * e) / denom)
+    } else {
+        zero
+    };
+    let t = (b * s + f) / e;
+    if t < zero {
+        (unit(-c / a), zero)
+    } else if t > one {
+        (unit((b - c) / a), one)
+    } else {
+        (s, t)
     }
 }
 

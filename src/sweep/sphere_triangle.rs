@@ -21,7 +21,7 @@
 //! by their edges and vertices, and contacts after the frame are dropped.
 
 use crate::bounding_volume::{Aabb, Sphere};
-use crate::intersect::segment_triangle;
+use crate::intersect::{segment_parameters, segment_triangle};
 use crate::math::{Point, Real, Vector, is_finite_point, is_finite_vector};
 use crate::shape::{Segment, Triangle};
 use crate::sweep::swept_box_meets;
@@ -289,36 +289,10 @@ fn point_segment(p: &V64, a: &V64, b: &V64) -> V64 {
     a + e * ((p - a).dot(&e) / ee).clamp(0.0, 1.0)
 }
 
-/// The nearest points of two segments (Ericson §5.1.9), in `f64`.
+/// The nearest points of two segments, in `f64`.
 fn segment_segment(p1: &V64, q1: &V64, p2: &V64, q2: &V64) -> (V64, V64) {
-    let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
-    let (a, e, f) = (d1.norm_squared(), d2.norm_squared(), d2.dot(&r));
-    let (s, t) = if a == 0.0 && e == 0.0 {
-        (0.0, 0.0)
-    } else if a == 0.0 {
-        (0.0, (f / e).clamp(0.0, 1.0))
-    } else {
-        let c = d1.dot(&r);
-        if e == 0.0 {
-            ((-c / a).clamp(0.0, 1.0), 0.0)
-        } else {
-            let b = d1.dot(&d2);
-            let denom = a * e - b * b;
-            let s = if denom > 0.0 {
-                ((b * f - c * e) / denom).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            let t = (b * s + f) / e;
-            if t < 0.0 {
-                ((-c / a).clamp(0.0, 1.0), 0.0)
-            } else if t > 1.0 {
-                (((b - c) / a).clamp(0.0, 1.0), 1.0)
-            } else {
-                (s, t)
-            }
-        }
-    };
+    let (d1, d2) = (q1 - p1, q2 - p2);
+    let (s, t) = segment_parameters(&d1, &d2, &(p1 - p2), 0.0);
     (p1 + d1 * s, p2 + d2 * t)
 }
 
