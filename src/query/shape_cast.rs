@@ -139,17 +139,19 @@ impl ShapeCast {
     /// contact point: what a closest-hit descent asks of each triangle
     /// before it keeps one.
     #[inline(always)]
-    fn first_time(&self, tri: &Triangle, t_max: Real) -> Option<Real> {
+    /// With it the whole contact where that costs nothing more (spheres).
+    fn first_time(&self, tri: &Triangle, t_max: Real) -> Option<(Real, Option<TriangleContact>)> {
         match &self.shape {
             CastShape::Capsule { axis, radius } => {
-                capsule_triangle_time(axis, *radius, &self.motion, tri)
+                capsule_triangle_time(axis, *radius, &self.motion, tri).map(|t| (t, None))
             }
             // A few ulps over, so that a tie at `t_max` (after rounding to
             // `f32`) still reaches the lower-id rule.
             CastShape::Box(obb) => {
                 box_triangle_time(obb, &self.motion, tri, t_max + 4.0 * Real::EPSILON)
+                    .map(|t| (t, None))
             }
-            _ => self.against(tri).map(|c| c.time),
+            _ => self.against(tri).map(|c| (c.time, Some(c))),
         }
     }
 
@@ -439,12 +441,12 @@ impl<V: BoundingVolume> MeshTree<V> {
             if !cast.may_touch(&tri, t_max) {
                 continue;
             }
-            let Some(time) = cast.first_time(&tri, t_max) else {
+            let Some((time, known)) = cast.first_time(&tri, t_max) else {
                 continue;
             };
             let better =
                 best.is_none_or(|b| time < b.time || (time == b.time && triangle < b.triangle));
-            if better && let Some(contact) = cast.against(&tri) {
+            if better && let Some(contact) = known.or_else(|| cast.against(&tri)) {
                 *best = Some(CastHit {
                     time: contact.time,
                     triangle,
