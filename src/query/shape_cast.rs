@@ -137,9 +137,9 @@ impl ShapeCast {
     /// The time of [`ShapeCast::against`]'s contact, when it is at most
     /// `t_max` (or may be: sphere times are not cut short), without the
     /// contact point: what a closest-hit descent asks of each triangle
-    /// before it keeps one.
+    /// before it keeps one; with it the whole contact where that costs
+    /// nothing more (spheres).
     #[inline(always)]
-    /// With it the whole contact where that costs nothing more (spheres).
     fn first_time(&self, tri: &Triangle, t_max: Real) -> Option<(Real, Option<TriangleContact>)> {
         match &self.shape {
             CastShape::Capsule { axis, radius } => {
