@@ -164,10 +164,10 @@ fn bench_set(
                     .count()
             }),
         ),
-        ("aabb closest", closest_run(&aabb, casts)),
-        ("aabb any", any_run(&aabb, casts)),
-        ("obb closest", closest_run(&obb, casts)),
-        ("obb any", any_run(&obb, casts)),
+        ("aabb closest", cast_run(&aabb, casts, false)),
+        ("aabb any", cast_run(&aabb, casts, true)),
+        ("obb closest", cast_run(&obb, casts, false)),
+        ("obb any", cast_run(&obb, casts, true)),
     ];
     let mut group = c.benchmark_group(format!("shape cast/{name}"));
     group
@@ -211,26 +211,23 @@ fn gap_at(tree: &MeshTree<Aabb>, cast: &ShapeCast, time: Real) -> Option<Real> {
     Some(d.distance - radius)
 }
 
-fn closest_run<'a, V: BoundingVolume>(
+/// A row of boxtree casts, closest or any hit, counting the hits.
+fn cast_run<'a, V: BoundingVolume>(
     tree: &'a MeshTree<V>,
     casts: &'a [ShapeCast],
+    any: bool,
 ) -> Box<dyn FnMut() -> usize + 'a> {
     Box::new(move || {
         casts
             .iter()
-            .filter(|cast| black_box(tree.cast_closest_hit(black_box(cast))).is_some())
-            .count()
-    })
-}
-
-fn any_run<'a, V: BoundingVolume>(
-    tree: &'a MeshTree<V>,
-    casts: &'a [ShapeCast],
-) -> Box<dyn FnMut() -> usize + 'a> {
-    Box::new(move || {
-        casts
-            .iter()
-            .filter(|cast| black_box(tree.cast_any_hit(black_box(cast))).is_some())
+            .filter(|cast| {
+                let cast = black_box(*cast);
+                if any {
+                    black_box(tree.cast_any_hit(cast)).is_some()
+                } else {
+                    black_box(tree.cast_closest_hit(cast)).is_some()
+                }
+            })
             .count()
     })
 }
