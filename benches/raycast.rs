@@ -1,14 +1,19 @@
 //! Line-of-sight (any-hit) and closest-hit segment queries, boxtree beside
-//! parry3d on the same mesh and the same 1,000,000 fixed camera-to-target
-//! segments: one query per call, a batch answered on one thread (whose
-//! descents are interleaved to overlap memory latency), and a batch on all
-//! cores.
+//! parry3d (and Embree 3, with `--features embree`) on the same mesh and
+//! the same 1,000,000 fixed camera-to-target segments: one query per call,
+//! a batch answered on one thread (whose descents are interleaved to
+//! overlap memory latency), and a batch on all cores. Meshes: the bunny,
+//! a procedural town of thin walls, railings and long roof triangles
+//! (`TriMesh::city`), and a 1M-triangle terrain with spheres.
 //!
 //! Run with `cargo bench --bench raycast`. Each configuration prints a
-//! `raycast` line with ns/query, Mrays/s, the blocked fraction and the
-//! speed-up over parry3d; criterion records the same runs.
+//! `raycast` line with ns/query, Mrays/s, the blocked fraction, the
+//! speed-up over parry3d and the ratio to Embree's time; criterion records
+//! the same runs.
 
 mod common;
+#[cfg(feature = "embree")]
+mod embree;
 
 use std::hint::black_box;
 
@@ -69,6 +74,8 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
         .iter()
         .filter(|s| aabb.any_hit(*s).is_some())
         .count();
+    #[cfg(feature = "embree")]
+    let embree = embree_beside(name, &mesh, &aabb, segments);
     let parry_blocked = parry_rays
         .iter()
         .filter(|r| parry.intersects_local_ray(r, 1.0))
@@ -87,11 +94,24 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
         per_triangle(aabb.wide_layout_bytes()),
         per_triangle(aabb.bytes() - aabb.bvh().stats().bytes - aabb.wide_layout_bytes()),
     );
+    let huge = |bytes: Option<usize>| {
+        bytes.map_or("unknown".into(), |b| format!("{:.1} MB", b as f64 / 1e6))
+    };
+    println!(
+        "raycast {name}: on huge pages (kernel's count): AABB tree {} of {:.1} MB, OBB tree {} of {:.1} MB; OBB MeshTree {:.0} bytes/triangle (8-wide AABB layout {:.0})",
+        huge(aabb.huge_page_bytes()),
+        aabb.bytes() as f64 / 1e6,
+        huge(obb.huge_page_bytes()),
+        obb.bytes() as f64 / 1e6,
+        per_triangle(obb.bytes()),
+        per_triangle(obb.wide_layout_bytes()),
+    );
 
     // Every answer goes through `black_box`, so no query can skip work its
     // caller would use (a closest hit's normal and barycentrics).
     type Run<'a> = Box<dyn FnMut() -> usize + 'a>;
-    let runs: Vec<(&str, Run)> = vec![
+    #[allow(unused_mut)]
+    let mut runs: Vec<(&str, Run)> = vec![
         (
             "parry3d any-hit (intersects_local_ray)",
             Box::new(|| {
@@ -176,37 +196,92 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
             }),
         ),
     ];
+    #[cfg(feature = "embree")]
+    {
+        let embree = &embree;
+        runs.insert(
+            2,
+            (
+                "embree3 any-hit (rtcOccluded1, robust)",
+                Box::new(|| {
+                    segments
+                        .iter()
+                        .filter(|s| black_box(embree.occluded(black_box(s))))
+                        .count()
+                }),
+            ),
+        );
+        runs.insert(
+            3,
+            (
+                "embree3 closest-hit (rtcIntersect1, robust)",
+                Box::new(|| {
+                    segments
+                        .iter()
+                        .filter(|s| black_box(embree.closest(black_box(s))).is_some())
+                        .count()
+                }),
+            ),
+        );
+    }
     const SAMPLES: usize = 10;
     let mut group = c.benchmark_group(format!("raycast/{name}"));
     group
         .sample_size(SAMPLES)
         .throughput(Throughput::Elements(SEGMENTS as u64));
-    let mut parry_ns = [0.0; 2];
+    let (mut parry_ns, mut embree_ns) = ([0.0; 2], [0.0; 2]);
     for (label, mut run) in runs {
         let Some(ns) = bench_items(&mut group, SAMPLES, label, SEGMENTS, &mut run) else {
             continue;
         };
-        let reference = if label.contains("closest") {
-            parry_ns[1]
+        let slot = usize::from(label.contains("closest"));
+        let mut ratios = String::new();
+        if label.starts_with("parry3d") {
+            parry_ns[slot] = ns;
+        } else if label.starts_with("embree3") {
+            embree_ns[slot] = ns;
         } else {
-            parry_ns[0]
-        };
-        if label.starts_with("parry3d any") {
-            parry_ns[0] = ns;
-        } else if label.starts_with("parry3d closest") {
-            parry_ns[1] = ns;
+            if parry_ns[slot] > 0.0 {
+                ratios += &format!(", speed-up over parry3d {:.2}x", parry_ns[slot] / ns);
+            }
+            if embree_ns[slot] > 0.0 {
+                ratios += &format!(", {:.2}x Embree's time", ns / embree_ns[slot]);
+            }
         }
-        let ratio = if label.starts_with("parry3d") || reference == 0.0 {
-            String::new()
-        } else {
-            format!(", speed-up over parry3d {:.2}x", reference / ns)
-        };
         println!(
-            "raycast {name} {label}: {ns:.1} ns/query, {:.2} Mrays/s{ratio}",
+            "raycast {name} {label}: {ns:.1} ns/query, {:.2} Mrays/s{ratios}",
             1e3 / ns
         );
     }
     group.finish();
+}
+
+/// Embree's scene over `mesh`, its answers checked against boxtree's on
+/// the first 100,000 segments (hit or miss, and the distance between the
+/// closest hit points), with its build time.
+#[cfg(feature = "embree")]
+fn embree_beside(
+    name: &str,
+    mesh: &TriMesh,
+    aabb: &MeshTree<Aabb>,
+    segments: &[Segment],
+) -> embree::EmbreeScene {
+    let start = std::time::Instant::now();
+    let embree = embree::EmbreeScene::single(mesh);
+    let built = start.elapsed();
+    let (mut differ, mut worst) = (0, 0.0f32);
+    for s in &segments[..100_000] {
+        match (aabb.closest_hit(*s), embree.closest(s)) {
+            (Some(ours), Some((t, _))) => worst = worst.max((ours.t - t).abs() * s.length()),
+            (None, None) => {}
+            _ => differ += 1,
+        }
+    }
+    println!(
+        "raycast {name} embree3: built in {:.1} ms (robust, one thread); of 100,000 closest hits {differ} hit in one and not the other, hit points at most {worst:.2e} apart",
+        built.as_secs_f64() * 1e3
+    );
+    embree
 }
 
 fn raycast(c: &mut Criterion) {
@@ -214,6 +289,9 @@ fn raycast(c: &mut Criterion) {
         .expect("bunny loads");
     let bunny_segments = segments(&bunny, 1, 1.0);
     bench_mesh(c, "bunny", bunny, &bunny_segments);
+    let city = TriMesh::city(10, 3);
+    let city_segments = segments(&city, 3, 1.0);
+    bench_mesh(c, "city", city, &city_segments);
     let scene = procedural_scene();
     let scene_segments = segments(&scene, 2, 2.0);
     bench_mesh(c, "terrain+spheres", scene, &scene_segments);

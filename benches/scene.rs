@@ -230,7 +230,7 @@ fn bench_town(c: &mut Criterion) {
     let embree = {
         let meshes: Vec<&TriMesh> = buildings.iter().map(|b| b.mesh()).collect();
         let start = std::time::Instant::now();
-        let embree = embree::Instanced::new(&meshes, instances);
+        let embree = embree::EmbreeScene::instanced(&meshes, instances);
         let blocked = segments.iter().filter(|s| embree.occluded(s)).count();
         // Answers side by side: hit or miss, and how far apart the `t`s are.
         let (mut differ, mut worst) = (0, 0.0f32);

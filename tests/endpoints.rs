@@ -17,8 +17,8 @@ mod common;
 use boxtree::bvh::{BoundingVolume, BuildOptions};
 use boxtree::intersect::segment_triangle;
 use boxtree::{
-    Aabb, Isometry, MeshTree, PackedObb, Point, Ray, Real, Segment, SightOptions, Threads, TriMesh,
-    Triangle, TriangleId, Vector, Visibility,
+    Aabb, Isometry, MeshTree, PackedObb, Point, Ray, Real, Segment, SightOptions, Sphere, Threads,
+    TriMesh, Triangle, TriangleId, Vector, Visibility,
 };
 use common::{SplitMix, collected};
 use proptest::prelude::*;
@@ -208,10 +208,12 @@ fn just_short(tri: &Triangle, on: &Point, towards: &Point) -> Option<Point> {
     Some(p)
 }
 
-/// One set of trees over one mesh: every kernel the answer can come from.
+/// One set of trees over one mesh: every kernel the answer can come from
+/// (AABB and OBB trees descend 8-wide layouts, sphere trees the binary tree).
 struct Trees {
     aabb: MeshTree<Aabb>,
     packed: MeshTree<PackedObb>,
+    sphere: MeshTree<Sphere>,
 }
 
 impl Trees {
@@ -219,6 +221,7 @@ impl Trees {
         Trees {
             aabb: MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah()),
             packed: MeshTree::<PackedObb>::build(mesh.clone(), &BuildOptions::gottschalk()),
+            sphere: MeshTree::<Sphere>::build(mesh.clone(), &BuildOptions::gottschalk()),
         }
     }
 }
@@ -298,6 +301,8 @@ fn check_case(seed: u64, place: Place) -> Result<(), String> {
             check_touching(&trees.packed, &end, &on, 1.0),
             check_touching(&trees.aabb, &start, &on, 0.0),
             check_touching(&trees.packed, &start, &on, 0.0),
+            check_touching(&trees.sphere, &end, &on, 1.0),
+            check_touching(&trees.sphere, &start, &on, 0.0),
         ] {
             tree_check?;
         }
@@ -308,6 +313,9 @@ fn check_case(seed: u64, place: Place) -> Result<(), String> {
                 .closest_hit((start.to_ray()).span(0.0, Real::INFINITY)),
             trees
                 .packed
+                .closest_hit((start.to_ray()).span(0.0, Real::INFINITY)),
+            trees
+                .sphere
                 .closest_hit((start.to_ray()).span(0.0, Real::INFINITY)),
         ] {
             if hit.map(|h| h.t) != Some(0.0) {
@@ -332,9 +340,11 @@ fn check_case(seed: u64, place: Place) -> Result<(), String> {
                 let s = Segment::new(far, short_end);
                 check_short(&trees.aabb, &s, id)?;
                 check_short(&trees.packed, &s, id)?;
+                check_short(&trees.sphere, &s, id)?;
                 let s = Segment::new(short_end, far);
                 check_short(&trees.aabb, &s, id)?;
                 check_short(&trees.packed, &s, id)?;
+                check_short(&trees.sphere, &s, id)?;
             }
         }
         ending.push(end);

@@ -1,6 +1,7 @@
 //! Embree 3 beside boxtree in the benches (feature `embree`, Debian's
-//! `libembree-dev`): a two-level instanced scene in robust mode, built
-//! from the same meshes and poses. Only what the benches call is bound.
+//! `libembree-dev`): one mesh, or a two-level instanced scene, in robust
+//! mode, built single-threaded from the same meshes and poses. Only what
+//! the benches call is bound.
 #![allow(unsafe_code, dead_code)]
 
 use std::ffi::c_void;
@@ -66,7 +67,7 @@ struct RayHit {
 
 #[link(name = "embree3")]
 unsafe extern "C" {
-    fn rtcNewDevice(config: *const i8) -> Device;
+    fn rtcNewDevice(config: *const std::ffi::c_char) -> Device;
     fn rtcReleaseDevice(device: Device);
     fn rtcNewScene(device: Device) -> Scene;
     fn rtcReleaseScene(scene: Scene);
@@ -90,9 +91,9 @@ unsafe extern "C" {
     fn rtcOccluded1(scene: Scene, context: *mut IntersectContext, ray: *mut Ray);
 }
 
-/// An instanced Embree scene: one scene per distinct mesh, one instance
-/// per placement, everything in robust mode.
-pub struct Instanced {
+/// An Embree scene in robust mode: one mesh, or one scene per distinct
+/// mesh and an instance per placement.
+pub struct EmbreeScene {
     device: Device,
     top: Scene,
     meshes: Vec<Scene>,
@@ -100,52 +101,31 @@ pub struct Instanced {
 
 // SAFETY: Embree scenes are immutable once committed, and its query
 // functions may be called from any thread.
-unsafe impl Sync for Instanced {}
+unsafe impl Sync for EmbreeScene {}
 
-impl Instanced {
-    /// Builds the scene: `meshes` once each, `placements` as (mesh, pose).
-    pub fn new(meshes: &[&TriMesh], placements: &[(usize, Isometry)]) -> Instanced {
-        // SAFETY: every call below follows Embree's documented protocol:
-        // buffers are filled within the sizes just requested, geometries
-        // are committed before being attached, scenes before being queried.
+impl EmbreeScene {
+    /// One mesh as the whole scene (no instance level).
+    pub fn single(mesh: &TriMesh) -> EmbreeScene {
+        // SAFETY: see `new_device` and `mesh_scene`.
         unsafe {
-            let device = rtcNewDevice(std::ptr::null());
-            assert!(!device.is_null(), "Embree device");
-            let meshes: Vec<Scene> = meshes
-                .iter()
-                .map(|mesh| {
-                    let scene = rtcNewScene(device);
-                    rtcSetSceneFlags(scene, SCENE_FLAG_ROBUST);
-                    let geometry = rtcNewGeometry(device, GEOMETRY_TYPE_TRIANGLE);
-                    let vertices = rtcSetNewGeometryBuffer(
-                        geometry,
-                        BUFFER_TYPE_VERTEX,
-                        0,
-                        FORMAT_FLOAT3,
-                        12,
-                        mesh.vertices().len(),
-                    ) as *mut [f32; 3];
-                    for (k, p) in mesh.vertices().iter().enumerate() {
-                        *vertices.add(k) = [p.x, p.y, p.z];
-                    }
-                    let indices = rtcSetNewGeometryBuffer(
-                        geometry,
-                        BUFFER_TYPE_INDEX,
-                        0,
-                        FORMAT_UINT3,
-                        12,
-                        mesh.indices().len(),
-                    ) as *mut [u32; 3];
-                    for (k, t) in mesh.indices().iter().enumerate() {
-                        *indices.add(k) = *t;
-                    }
-                    rtcCommitGeometry(geometry);
-                    rtcAttachGeometry(scene, geometry);
-                    rtcReleaseGeometry(geometry);
-                    rtcCommitScene(scene);
-                    scene
-                })
-                .collect();
+            let device = new_device();
+            let top = mesh_scene(device, mesh);
+            EmbreeScene {
+                device,
+                top,
+                meshes: Vec::new(),
+            }
+        }
+    }
+
+    /// Builds the scene: `meshes` once each, `placements` as (mesh, pose).
+    pub fn instanced(meshes: &[&TriMesh], placements: &[(usize, Isometry)]) -> EmbreeScene {
+        // SAFETY: every call below follows Embree's documented protocol:
+        // geometries are committed before being attached, scenes before
+        // being instanced or queried.
+        unsafe {
+            let device = new_device();
+            let meshes: Vec<Scene> = meshes.iter().map(|m| mesh_scene(device, m)).collect();
             let top = rtcNewScene(device);
             rtcSetSceneFlags(top, SCENE_FLAG_ROBUST);
             for (mesh, pose) in placements {
@@ -159,7 +139,7 @@ impl Instanced {
                 rtcReleaseGeometry(instance);
             }
             rtcCommitScene(top);
-            Instanced {
+            EmbreeScene {
                 device,
                 top,
                 meshes,
@@ -218,7 +198,60 @@ impl Instanced {
     }
 }
 
-impl Drop for Instanced {
+/// A device that builds on the calling thread alone, as boxtree's serial
+/// builds do.
+///
+/// # Safety
+/// Calls into Embree; the device must be released once.
+unsafe fn new_device() -> Device {
+    // SAFETY: the configuration string is NUL-terminated.
+    let device = unsafe { rtcNewDevice(c"threads=1".as_ptr()) };
+    assert!(!device.is_null(), "Embree device");
+    device
+}
+
+/// A committed robust scene holding `mesh` as one triangle geometry.
+///
+/// # Safety
+/// `device` must be live; the scene must be released before it.
+unsafe fn mesh_scene(device: Device, mesh: &TriMesh) -> Scene {
+    // SAFETY: buffers are filled within the sizes just requested, and the
+    // geometry is committed before it is attached.
+    unsafe {
+        let scene = rtcNewScene(device);
+        rtcSetSceneFlags(scene, SCENE_FLAG_ROBUST);
+        let geometry = rtcNewGeometry(device, GEOMETRY_TYPE_TRIANGLE);
+        let vertices = rtcSetNewGeometryBuffer(
+            geometry,
+            BUFFER_TYPE_VERTEX,
+            0,
+            FORMAT_FLOAT3,
+            12,
+            mesh.vertices().len(),
+        ) as *mut [f32; 3];
+        for (k, p) in mesh.vertices().iter().enumerate() {
+            *vertices.add(k) = [p.x, p.y, p.z];
+        }
+        let indices = rtcSetNewGeometryBuffer(
+            geometry,
+            BUFFER_TYPE_INDEX,
+            0,
+            FORMAT_UINT3,
+            12,
+            mesh.indices().len(),
+        ) as *mut [u32; 3];
+        for (k, t) in mesh.indices().iter().enumerate() {
+            *indices.add(k) = *t;
+        }
+        rtcCommitGeometry(geometry);
+        rtcAttachGeometry(scene, geometry);
+        rtcReleaseGeometry(geometry);
+        rtcCommitScene(scene);
+        scene
+    }
+}
+
+impl Drop for EmbreeScene {
     fn drop(&mut self) {
         // SAFETY: every scene and the device were made by `new` and are
         // released once, scenes before their device.

@@ -70,6 +70,15 @@ impl<V: BoundingVolume> Node<V> {
         }
     }
 
+    /// The same node (children or triangle range) with another volume.
+    pub(crate) fn with_volume<U>(&self, volume: U) -> Node<U> {
+        Node {
+            volume,
+            first: self.first,
+            count: self.count,
+        }
+    }
+
     #[cfg(feature = "parallel")]
     pub(crate) fn shift(&mut self, node_offset: u32) {
         if self.count == 0 {

@@ -6,6 +6,7 @@
 //! reverse pass over the nodes visits children first. OBBs keep their axes
 //! and only regrow their extents, which keeps refit O(n).
 
+use crate::bounding_volume::Aabb;
 use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind};
 use crate::shape::{Triangle, TriangleId, TriangleSoup};
 
@@ -41,5 +42,25 @@ impl<V: BoundingVolume> Bvh<V> {
             };
             self.nodes[index].volume = volume;
         }
+    }
+}
+
+impl<V: BoundingVolume> Bvh<V> {
+    /// The same tree with each node's volume replaced by the exact box of
+    /// its triangles (a refit from empty boxes): the AABB raycast layout of
+    /// trees whose own volumes are oriented (`BoundingVolume::wide_layout`).
+    #[must_use]
+    pub(crate) fn box_twin<'a>(&self, mesh: impl Into<TriangleSoup<'a>>) -> Bvh<Aabb> {
+        let mut twin = Bvh {
+            nodes: self
+                .nodes
+                .iter()
+                .map(|n| n.with_volume(Aabb::EMPTY))
+                .collect(),
+            order: self.order.clone(),
+            depth: self.depth,
+        };
+        twin.refit(mesh);
+        twin
     }
 }

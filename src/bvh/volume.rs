@@ -8,13 +8,13 @@
 
 use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, PackedObb, Rss, Sphere};
 use crate::bvh::ray::EXIT_PADDING;
-use crate::bvh::{BuildOptions, TraversalRay};
+use crate::bvh::{BuildOptions, Bvh, TraversalRay, WideLayout};
 use crate::fit::{
     CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, packed_obb_with_axes,
     ritter_sphere, rss_with_axes,
 };
 use crate::math::{Matrix, Point, Real, Vector};
-use crate::shape::{Ray, Triangle};
+use crate::shape::{Ray, Triangle, TriangleSoup};
 
 /// How an OBB tree orients each node's box.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -99,11 +99,13 @@ pub trait BoundingVolume: Copy + std::fmt::Debug + Send + Sync + 'static {
         DistanceBound::Box(self.oriented_box())
     }
 
-    /// A wide layout for raycasts, for volumes that have one (AABBs).
-    /// Queries use it when present and the binary tree otherwise.
-    fn wide_layout(bvh: &crate::bvh::Bvh<Self>) -> Option<crate::bvh::WideLayout> {
-        let _ = bvh;
-        None
+    /// The 8-wide AABB layout that raycasts, shape casts and point queries
+    /// descend when present (the binary tree otherwise). By default it is
+    /// the tree's own topology with the exact box of each node's triangles:
+    /// an OBB tree built for overlap then answers rays within a small
+    /// factor of an AABB tree, for about 30 bytes per triangle.
+    fn wide_layout(bvh: &Bvh<Self>, mesh: TriangleSoup<'_>) -> Option<WideLayout> {
+        Some(WideLayout::from_binary(&bvh.box_twin(mesh)))
     }
 }
 
@@ -212,8 +214,8 @@ impl BoundingVolume for Aabb {
         ray.slab_entry(&self.min, &self.max, t_min, t_max)
     }
 
-    fn wide_layout(bvh: &crate::bvh::Bvh<Self>) -> Option<crate::bvh::WideLayout> {
-        Some(crate::bvh::WideLayout::from_binary(bvh))
+    fn wide_layout(bvh: &Bvh<Self>, _: TriangleSoup<'_>) -> Option<WideLayout> {
+        Some(WideLayout::from_binary(bvh))
     }
 }
 
@@ -366,6 +368,12 @@ impl BoundingVolume for PackedObb {
 }
 
 impl BoundingVolume for Sphere {
+    /// None: sphere and k-DOP trees are there to compare volume types, and
+    /// keep the binary traversal kernels exercised by every query's tests.
+    fn wide_layout(_: &Bvh<Self>, _: TriangleSoup<'_>) -> Option<WideLayout> {
+        None
+    }
+
     fn fit(triangles: &[Triangle], _: ObbFit) -> Self {
         let vertices: Vec<Point> = vertices_of(triangles).collect();
         ritter_sphere(&vertices).unwrap_or_else(|_| Sphere::new(Point::origin(), Real::INFINITY))
@@ -423,6 +431,12 @@ impl<const N: usize> BoundingVolume for Kdop<N>
 where
     Kdop<N>: KdopDirections<N>,
 {
+    /// None: sphere and k-DOP trees are there to compare volume types, and
+    /// keep the binary traversal kernels exercised by every query's tests.
+    fn wide_layout(_: &Bvh<Self>, _: TriangleSoup<'_>) -> Option<WideLayout> {
+        None
+    }
+
     fn fit(triangles: &[Triangle], _: ObbFit) -> Self {
         Kdop::from_triangles(triangles.iter().map(Triangle::vertices))
     }

@@ -17,7 +17,7 @@ use crate::bounding_volume::Aabb;
 use crate::bvh::ray::EXIT_PADDING;
 use crate::bvh::{Bvh, NodeId, NodeKind, TraversalRay};
 use crate::math::Real;
-use crate::memory::copy_to_huge_pages;
+use crate::memory::PageArray;
 use crate::simd::{BoxDistanceInput, Isa, SlabInput};
 
 /// Marks a leaf child: the low bits are the first position in the leaf order.
@@ -80,7 +80,8 @@ pub struct PointDistances<const W: usize> {
 /// The `W`-wide form of an AABB tree. The root is node 0.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WideBvh<const W: usize> {
-    nodes: Vec<WideNode<W>>,
+    /// On huge pages when large (`PageArray`): descents read them at random.
+    nodes: PageArray<WideNode<W>>,
     depth: u32,
 }
 
@@ -509,7 +510,10 @@ impl<const W: usize> WideBvh<W> {
         let root = bvh.node(NodeId::ROOT);
         if let NodeKind::Leaf { first, count } = root.kind(NodeId::ROOT) {
             nodes[0].set(0, &root.volume, LEAF | first, count);
-            return WideBvh { nodes, depth: 0 };
+            return WideBvh {
+                nodes: PageArray::copied(&nodes),
+                depth: 0,
+            };
         }
         let mut depth = 0;
         let collapse = Collapse::new(bvh, W);
@@ -534,9 +538,10 @@ impl<const W: usize> WideBvh<W> {
             }
         }
         link_leaf_blocks(&mut nodes);
-        // Queries read the nodes at random: see `copy_to_huge_pages`.
-        let nodes = copy_to_huge_pages(&nodes);
-        WideBvh { nodes, depth }
+        WideBvh {
+            nodes: PageArray::copied(&nodes),
+            depth,
+        }
     }
 
     /// Makes every leaf child name `name(first)` (count unchanged) instead
@@ -544,7 +549,7 @@ impl<const W: usize> WideBvh<W> {
     /// of inner children, which no longer describe a leaf order: for a
     /// scene's top level, whose single-object leaves name the object.
     pub(crate) fn rename_leaves(&mut self, name: impl Fn(u32) -> u32) {
-        for node in &mut self.nodes {
+        for node in self.nodes.iter_mut() {
             for lane in 0..W {
                 match node.child(lane) {
                     WideChild::Leaf { first, .. } => node.child[lane] = LEAF | name(first),
@@ -553,6 +558,13 @@ impl<const W: usize> WideBvh<W> {
                 }
             }
         }
+    }
+
+    /// Bytes of the nodes the kernel reports on huge pages (`None` where
+    /// it cannot tell).
+    #[must_use]
+    pub fn huge_page_bytes(&self) -> Option<usize> {
+        self.nodes.huge_page_bytes()
     }
 
     /// The nodes; the root is first.
@@ -597,7 +609,7 @@ impl<const W: usize> WideBvh<W> {
     #[must_use]
     #[inline]
     pub fn bytes(&self) -> usize {
-        std::mem::size_of_val(self.nodes.as_slice())
+        std::mem::size_of_val(&*self.nodes)
     }
 }
 

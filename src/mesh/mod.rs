@@ -1,6 +1,7 @@
 //! Triangle-soup meshes: vertex positions and index triples, validated once at
 //! construction so that every later query can trust them.
 
+mod city;
 mod error;
 mod lex;
 mod load;

@@ -119,20 +119,7 @@ impl TriMesh {
                 )
             })
             .collect();
-        let indices = vec![
-            [0, 2, 3],
-            [0, 3, 1], // z = min
-            [4, 5, 7],
-            [4, 7, 6], // z = max
-            [0, 1, 5],
-            [0, 5, 4], // y = min
-            [2, 6, 7],
-            [2, 7, 3], // y = max
-            [0, 4, 6],
-            [0, 6, 2], // x = min
-            [1, 3, 7],
-            [1, 7, 5], // x = max
-        ];
+        let indices = CUBOID_FACES.to_vec();
         TriMesh::new(vertices, indices).expect("cuboid vertices are finite and indices in range")
     }
 
@@ -140,14 +127,8 @@ impl TriMesh {
     /// edges up to `size`, from a fixed seed (a triangle soup: nothing shared).
     #[must_use]
     pub fn random_soup(count: u32, extent: Real, size: Real, seed: u64) -> TriMesh {
-        let mut state = seed;
-        let mut next = move || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            ((z ^ (z >> 31)) >> 40) as Real / (1u64 << 24) as Real * 2.0 - 1.0
-        };
+        let mut dice = Dice::new(seed);
+        let mut next = move || dice.unit() * 2.0 - 1.0;
         let mut vertices = Vec::with_capacity(3 * count as usize);
         for _ in 0..count {
             let c = Point::new(next() * extent, next() * extent, next() * extent);
@@ -176,5 +157,46 @@ impl TriMesh {
             .chain(other.indices().iter().map(|t| t.map(|i| i + offset)))
             .collect();
         TriMesh::new(vertices, indices).expect("merging two valid meshes gives a valid mesh")
+    }
+}
+
+/// The 12 outward-facing triangles of a box whose corner `i` has the
+/// maximum x where bit 0 is set, y where bit 1 is, z where bit 2 is.
+pub(crate) const CUBOID_FACES: [[u32; 3]; 12] = [
+    [0, 2, 3],
+    [0, 3, 1], // z = min
+    [4, 5, 7],
+    [4, 7, 6], // z = max
+    [0, 1, 5],
+    [0, 5, 4], // y = min
+    [2, 6, 7],
+    [2, 7, 3], // y = max
+    [0, 4, 6],
+    [0, 6, 2], // x = min
+    [1, 3, 7],
+    [1, 7, 5], // x = max
+];
+
+/// Deterministic uniform numbers for the generators (SplitMix64, Steele
+/// et al. 2014): the same seed gives the same scene on every machine.
+pub(crate) struct Dice(u64);
+
+impl Dice {
+    pub(crate) fn new(seed: u64) -> Dice {
+        Dice(seed)
+    }
+
+    /// Uniform in `[0, 1)`, on a 2⁻²⁴ grid.
+    pub(crate) fn unit(&mut self) -> Real {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 40) as Real / (1u64 << 24) as Real
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub(crate) fn range(&mut self, lo: Real, hi: Real) -> Real {
+        lo + (hi - lo) * self.unit()
     }
 }

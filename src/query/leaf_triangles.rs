@@ -10,7 +10,7 @@ use crate::bvh::{BoundingVolume, Bvh};
 use crate::intersect::TriangleLanes;
 use crate::intersect::triangle_triangle::is_degenerate;
 use crate::math::{id_from_lanes, id_to_lanes};
-use crate::memory::collect_on_huge_pages;
+use crate::memory::PageArray;
 use crate::mesh::TriMesh;
 use crate::shape::{Triangle, TriangleId};
 
@@ -45,10 +45,10 @@ impl TriangleLanes {
 pub(crate) fn leaf_triangles<V: BoundingVolume>(
     mesh: &TriMesh,
     bvh: &Bvh<V>,
-) -> Vec<TriangleLanes> {
-    // Rays read them at random: see `collect_on_huge_pages`.
+) -> PageArray<TriangleLanes> {
+    // Rays read them at random: on huge pages when large.
     let order = bvh.leaf_order();
-    collect_on_huge_pages(
+    PageArray::collect(
         order.len(),
         order.iter().map(|&t| {
             let id = TriangleId(t);

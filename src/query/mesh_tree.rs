@@ -3,6 +3,7 @@
 use crate::bvh::{BoundingVolume, BuildOptions, Bvh, WideLayout};
 use crate::intersect::TriangleLanes;
 use crate::math::{Isometry, Point, Real};
+use crate::memory::PageArray;
 use crate::mesh::{MeshError, TriMesh};
 use crate::query::leaf_triangles::leaf_triangles;
 use crate::shape::Triangle;
@@ -25,7 +26,7 @@ pub struct MeshTree<V> {
     /// (exactly collinear vertices, or a normal that underflows): decided
     /// once here so the ray kernels' hit paths skip the exact predicates,
     /// and kept in the triangle's own lines so a hit reads no other memory.
-    leaf_triangles: Vec<TriangleLanes>,
+    leaf_triangles: PageArray<TriangleLanes>,
     /// Largest absolute vertex coordinate: the scale of rounding errors in queries.
     coordinate_scale: Real,
 }
@@ -45,7 +46,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         let bvh = Bvh::build(&mesh, options);
         let coordinate_scale = coordinate_scale(&mesh);
         let leaf_triangles = leaf_triangles(&mesh, &bvh);
-        let wide = V::wide_layout(&bvh);
+        let wide = V::wide_layout(&bvh, mesh.soup());
         MeshTree {
             mesh,
             bvh,
@@ -63,7 +64,24 @@ impl<V: BoundingVolume> MeshTree<V> {
     pub fn bytes(&self) -> usize {
         self.bvh.stats().bytes
             + self.wide.as_ref().map_or(0, WideLayout::bytes)
-            + std::mem::size_of_val(self.leaf_triangles.as_slice())
+            + std::mem::size_of_val(&*self.leaf_triangles)
+    }
+
+    /// Bytes of [`MeshTree::bytes`] that the kernel reports on huge pages
+    /// (Linux's `/proc/self/smaps`), or `None` where it cannot tell. The
+    /// arrays rays read at random (wide nodes, leaf triangles) get 2 MiB
+    /// mappings of their own when they exceed 4 MiB, advised for huge
+    /// pages before their first touch, whatever the allocator did before;
+    /// whether the kernel grants them depends on its transparent huge
+    /// page mode and on free memory. Reading the statistic scans the
+    /// process's mappings: a diagnostic, not for every frame.
+    #[must_use]
+    pub fn huge_page_bytes(&self) -> Option<usize> {
+        let wide = match &self.wide {
+            Some(w) => w.huge_page_bytes()?,
+            None => 0,
+        };
+        Some(self.leaf_triangles.huge_page_bytes()? + wide)
     }
 
     /// The wide raycast layout, when the volume type has one.
@@ -72,9 +90,9 @@ impl<V: BoundingVolume> MeshTree<V> {
         self.wide.as_ref()
     }
 
-    /// Bytes of the 8-wide raycast layout that AABB trees keep beside the
-    /// binary tree (0 for other volume types), included in
-    /// [`MeshTree::bytes`].
+    /// Bytes of the 8-wide AABB layout that rays, shape casts and point
+    /// queries descend, kept beside the binary tree (0 for sphere and
+    /// k-DOP trees, which have none), included in [`MeshTree::bytes`].
     #[must_use]
     pub fn wide_layout_bytes(&self) -> usize {
         self.wide.as_ref().map_or(0, WideLayout::bytes)
@@ -149,7 +167,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     pub fn set_vertices(&mut self, vertices: Vec<Point>) -> Result<(), MeshError> {
         self.mesh.set_vertices(vertices)?;
         self.bvh.refit(&self.mesh);
-        self.wide = V::wide_layout(&self.bvh);
+        self.wide = V::wide_layout(&self.bvh, self.mesh.soup());
         self.leaf_triangles = leaf_triangles(&self.mesh, &self.bvh);
         self.coordinate_scale = coordinate_scale(&self.mesh);
         Ok(())
