@@ -50,28 +50,48 @@ enum Storage<T: Copy> {
 }
 
 impl<T: Copy> PageArray<T> {
-    /// Collects exactly `len` items (fewer is a logic error: the array
-    /// then holds what came; more are left unread).
+    /// An empty array with room for `capacity` values: a reservation of
+    /// address space, not of memory (pages are backed as they are written),
+    /// so an upper bound costs nothing when the length is not known ahead.
     #[must_use]
-    pub(crate) fn collect(len: usize, items: impl IntoIterator<Item = T>) -> Self {
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
         #[cfg(target_os = "linux")]
-        if len.saturating_mul(size_of::<T>()) >= MAPPED_FROM
-            && let Some(mut mapping) = Mapping::new(len)
+        if capacity.saturating_mul(size_of::<T>()) >= MAPPED_FROM
+            && let Some(mapping) = Mapping::new(capacity)
         {
-            for item in items.into_iter().take(len) {
-                mapping.push(item);
-            }
-            debug_assert_eq!(mapping.len, len);
             return PageArray {
                 storage: Storage::Mapped(mapping),
             };
         }
-        let mut heap = Vec::with_capacity(len);
-        heap.extend(items.into_iter().take(len));
-        debug_assert_eq!(heap.len(), len);
         PageArray {
-            storage: Storage::Heap(heap),
+            storage: Storage::Heap(Vec::with_capacity(capacity)),
         }
+    }
+
+    /// Appends `value`; panics beyond the capacity (a logic error: callers
+    /// reserve an upper bound).
+    #[inline]
+    pub(crate) fn push(&mut self, value: T) {
+        match &mut self.storage {
+            Storage::Heap(v) => {
+                assert!(v.len() < v.capacity(), "PageArray is full");
+                v.push(value);
+            }
+            #[cfg(target_os = "linux")]
+            Storage::Mapped(m) => m.push(value),
+        }
+    }
+
+    /// Collects exactly `len` items (fewer is a logic error: the array
+    /// then holds what came; more are left unread).
+    #[must_use]
+    pub(crate) fn collect(len: usize, items: impl IntoIterator<Item = T>) -> Self {
+        let mut array = Self::with_capacity(len);
+        for item in items.into_iter().take(len) {
+            array.push(item);
+        }
+        debug_assert_eq!(array.len(), len);
+        array
     }
 
     /// A copy of `items`.

@@ -506,21 +506,24 @@ impl<const W: usize> WideBvh<W> {
     /// wide nodes.
     #[must_use]
     pub fn from_binary(bvh: &Bvh<Aabb>) -> WideBvh<W> {
-        let mut nodes = vec![WideNode::UNUSED];
+        // Each wide node stands for a distinct inner binary node: an upper
+        // bound that reserves address space only (`PageArray`), so the
+        // nodes are written once, in place, on huge pages when large.
+        let inner = bvh.nodes().iter().filter(|n| !n.is_leaf()).count();
+        let mut nodes = PageArray::with_capacity(inner.max(1));
+        nodes.push(WideNode::UNUSED);
         let root = bvh.node(NodeId::ROOT);
         if let NodeKind::Leaf { first, count } = root.kind(NodeId::ROOT) {
             nodes[0].set(0, &root.volume, LEAF | first, count);
-            return WideBvh {
-                nodes: PageArray::copied(&nodes),
-                depth: 0,
-            };
+            return WideBvh { nodes, depth: 0 };
         }
         let mut depth = 0;
         let collapse = Collapse::new(bvh, W);
         let mut stack = vec![(NodeId::ROOT, 0usize, 0u32)];
+        let mut children = Vec::with_capacity(W);
         while let Some((binary, wide, level)) = stack.pop() {
             depth = depth.max(level);
-            let mut children = Vec::with_capacity(W);
+            children.clear();
             collapse.children(bvh, binary, &mut children);
             for (lane, &c) in children.iter().enumerate() {
                 let node = bvh.node(c);
@@ -538,10 +541,7 @@ impl<const W: usize> WideBvh<W> {
             }
         }
         link_leaf_blocks(&mut nodes);
-        WideBvh {
-            nodes: PageArray::copied(&nodes),
-            depth,
-        }
+        WideBvh { nodes, depth }
     }
 
     /// Makes every leaf child name `name(first)` (count unchanged) instead
@@ -654,7 +654,7 @@ fn link_leaf_blocks<const W: usize>(nodes: &mut [WideNode<W>]) {
 
 /// Cost of one triangle test relative to one wide-node visit, as measured
 /// on the bunny (about 25 against 40 cycles); 0.3 and 1.0 measured no better.
-const TRIANGLE_COST: f64 = 0.6;
+const TRIANGLE_COST: f32 = 0.6;
 
 /// The cost-optimal collapse of a binary tree into wide nodes, by
 /// dynamic programming over the binary nodes (Ylitie, Karras, Laine,
@@ -683,7 +683,7 @@ impl Collapse {
     fn new(bvh: &Bvh<Aabb>, width: usize) -> Collapse {
         assert!((2..=MAX_WIDTH).contains(&width));
         let n = bvh.nodes().len();
-        let mut cost = vec![[0.0; MAX_WIDTH + 1]; n];
+        let mut cost = vec![[0.0f32; MAX_WIDTH + 1]; n];
         // One slot to the left child is always a valid split (costs can be
         // +∞ for boxes whose area overflows, and then no split is cheaper).
         let mut open_split = vec![[1u8; MAX_WIDTH + 1]; n];
@@ -691,16 +691,16 @@ impl Collapse {
         for i in (0..n).rev() {
             let id = NodeId(i as u32);
             let node = bvh.node(id);
-            let area = f64::from(node.volume.surface_area());
+            let area = node.volume.surface_area();
             match node.kind(id) {
                 NodeKind::Leaf { count, .. } => {
-                    cost[i] = [area * TRIANGLE_COST * f64::from(count); MAX_WIDTH + 1]
+                    cost[i] = [area * TRIANGLE_COST * count as f32; MAX_WIDTH + 1]
                 }
                 NodeKind::Inner { left, right } => {
                     // The builders lay children out after their parent.
                     debug_assert!(left.index() > i && right.index() > i);
                     let (l, r) = (cost[left.index()], cost[right.index()]);
-                    let mut opened = [f64::INFINITY; MAX_WIDTH + 1];
+                    let mut opened = [f32::INFINITY; MAX_WIDTH + 1];
                     for j in 2..=width {
                         for k in 1..j {
                             let c = l[k] + r[j - k];
@@ -840,7 +840,7 @@ mod tests {
                 match node.child(lane) {
                     WideChild::Node(_) => cost += area(&node.child_box(lane)),
                     WideChild::Leaf { count, .. } => {
-                        cost += area(&node.child_box(lane)) * TRIANGLE_COST * f64::from(count)
+                        cost += area(&node.child_box(lane)) * f64::from(TRIANGLE_COST) * f64::from(count)
                     }
                     WideChild::Empty => {}
                 }
@@ -883,7 +883,7 @@ mod tests {
                         let node = bvh.node(c);
                         cost += match node.kind(c) {
                             NodeKind::Leaf { count, .. } => {
-                                area(&node.volume) * TRIANGLE_COST * f64::from(count)
+                                area(&node.volume) * f64::from(TRIANGLE_COST) * f64::from(count)
                             }
                             NodeKind::Inner { .. } => {
                                 area(&node.volume) + cheapest(bvh, c, width, memo)
