@@ -1,17 +1,22 @@
-//! Tree build time and memory: boxtree's AABB and OBB trees, serial and
-//! parallel, beside parry3d's `TriMesh::new` (which builds its BVH) on the
-//! same meshes in the same run.
+//! Tree build time and memory: boxtree's query-ready `MeshTree`s (binary
+//! tree, leaf-order triangles and 8-wide layout) with AABB and OBB
+//! volumes, serial and parallel, and the binary AABB tree alone, beside
+//! parry3d's `TriMesh::new` (which builds its BVH) and, with `--features
+//! embree`, Embree 3's robust scene built on one thread, on the same
+//! meshes in the same run.
 //!
 //! Run with `cargo bench --bench build`. Each mesh prints one line per tree
 //! with the median build time, bytes per triangle, SAH cost and the speed-up
 //! over parry3d; criterion records the same builds.
 
 mod common;
+#[cfg(feature = "embree")]
+mod embree;
 
 use std::hint::black_box;
 
 use boxtree::bvh::{BoundingVolume, BuildOptions, ObbFit};
-use boxtree::{AabbTree, Bvh, ObbTree, Point, TriMesh};
+use boxtree::{AabbTree, Bvh, MeshTree, ObbTree, Point, TriMesh};
 use common::{SplitMix, bench_items, pp};
 use criterion::{Criterion, criterion_group, criterion_main};
 
@@ -78,10 +83,17 @@ fn parry_build(mesh: &TriMesh) -> usize {
         .num_triangles()
 }
 
+/// A query-ready tree from the caller's buffers. Validation of the buffers
+/// is part of the cost, as parry3d's constructor copies and checks them too.
 fn ours<V: BoundingVolume>(mesh: &TriMesh, options: &BuildOptions) -> usize {
-    // Validation of the buffers is part of the cost, as parry3d's constructor copies and checks them too.
     let mesh = TriMesh::new(mesh.vertices().to_vec(), mesh.indices().to_vec()).expect("valid mesh");
-    Bvh::<V>::build(&mesh, options).nodes().len()
+    MeshTree::<V>::build(mesh, options).bytes()
+}
+
+/// The binary tree alone, from the caller's buffers.
+fn binary_only(mesh: &TriMesh, options: &BuildOptions) -> usize {
+    let mesh = TriMesh::new(mesh.vertices().to_vec(), mesh.indices().to_vec()).expect("valid mesh");
+    Bvh::<boxtree::Aabb>::build(&mesh, options).nodes().len()
 }
 
 fn build(c: &mut Criterion) {
@@ -90,8 +102,13 @@ fn build(c: &mut Criterion) {
             "build {name}: parry3d tree SAH cost {:.1}",
             parry_sah(&mesh)
         );
-        let configs: [(&str, BuildOptions, bool); 5] = [
+        let configs: [(&str, BuildOptions, bool); 6] = [
             ("aabb sah serial", BuildOptions::sah().serial(), true),
+            (
+                "aabb sah serial, binary tree only",
+                BuildOptions::sah().serial(),
+                true,
+            ),
             (
                 "aabb sah parallel",
                 BuildOptions {
@@ -127,6 +144,19 @@ fn build(c: &mut Criterion) {
         let parry_ns = bench_items(&mut group, SAMPLES, "parry3d TriMesh::new", 1, &mut || {
             parry_build(black_box(&mesh))
         });
+        #[cfg(feature = "embree")]
+        let embree_ns = bench_items(
+            &mut group,
+            SAMPLES,
+            "embree3 scene (robust, one thread)",
+            1,
+            &mut || {
+                drop(embree::EmbreeScene::single(black_box(&mesh)));
+                mesh.len()
+            },
+        );
+        #[cfg(not(feature = "embree"))]
+        let embree_ns: Option<f64> = None;
         for (label, options, is_aabb) in configs {
             if label.contains("hull") && mesh.len() > 200_000 {
                 println!(
@@ -135,7 +165,9 @@ fn build(c: &mut Criterion) {
                 continue;
             }
             let run = |m: &TriMesh| {
-                if is_aabb {
+                if label.contains("binary tree only") {
+                    binary_only(m, &options)
+                } else if is_aabb {
                     ours::<boxtree::Aabb>(m, &options)
                 } else {
                     ours::<boxtree::PackedObb>(m, &options)
@@ -147,13 +179,16 @@ fn build(c: &mut Criterion) {
                 continue;
             };
             let ms = ns / 1e6;
-            let parry = parry_ns.map_or(String::new(), |p| {
+            let mut parry = parry_ns.map_or(String::new(), |p| {
                 format!(
                     "; parry3d TriMesh::new {:.3} ms; speed-up {:.2}x",
                     p / 1e6,
                     p / ns
                 )
             });
+            if let Some(e) = embree_ns {
+                parry += &format!("; Embree {:.3} ms, {:.2}x Embree's time", e / 1e6, ns / e);
+            }
             let (bytes, sah, volume) = if is_aabb {
                 let tree = AabbTree::build(&mesh, &options);
                 let s = tree.stats();
@@ -163,8 +198,14 @@ fn build(c: &mut Criterion) {
                 let s = tree.stats();
                 (s.bytes_per_triangle, s.sah_cost, total_volume(&tree))
             };
+            let ready = run(&mesh) as f64 / mesh.len() as f64;
+            let ready = if label.contains("binary tree only") {
+                String::new()
+            } else {
+                format!(" (query-ready {ready:.1})")
+            };
             println!(
-                "build {name} ({} triangles) {label}: {ms:.3} ms, {bytes:.1} bytes/triangle, SAH cost {sah:.1}, \
+                "build {name} ({} triangles) {label}: {ms:.3} ms, binary tree {bytes:.1} bytes/triangle{ready}, SAH cost {sah:.1}, \
                  summed node volume {volume:.3e}{parry}",
                 mesh.len(),
             );

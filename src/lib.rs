@@ -37,7 +37,7 @@
 //! `boxtree::sweep::sweep_sphere_plane`), so a call names what it does.
 #![deny(missing_docs)]
 // Unsafe code lives in three modules only, each allowing it with a reason:
-// `simd` (intrinsics and CPU dispatch), `memory` (huge-page advice) and
+// `simd` (intrinsics and CPU dispatch), `memory` (huge-page mappings) and
 // `bvh::stack` (the uninitialised traversal stack).
 #![deny(unsafe_code)]
 #![warn(clippy::all)]
@@ -53,6 +53,7 @@ pub mod math;
 mod memory;
 pub mod mesh;
 pub mod query;
+pub mod saved;
 pub mod scene;
 pub mod shape;
 mod simd;

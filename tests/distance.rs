@@ -352,3 +352,23 @@ proptest! {
         check_mesh::<Sphere>("soup", &mesh, &all, false);
     }
 }
+
+#[test]
+fn points_whose_squared_distance_overflows_still_get_an_answer() {
+    // 3e19 away: the distance is representable, its square (9e38) is not,
+    // so the search's reach stays infinite after the first leaf. Unused
+    // lanes of the 8-wide nodes (infinitely far) must still be skipped (the
+    // descent read one as a node and indexed out of bounds). The documented
+    // answer: a point on the mesh, at a distance reported as infinite.
+    let far = Vector::new(3e19, 0.0, 0.0);
+    let sphere = TriMesh::icosphere(Point::from(far), 1.0, 3);
+    for tree in [
+        MeshTree::<Aabb>::build(sphere.clone(), &BuildOptions::sah()),
+        MeshTree::<Aabb>::build(sphere.clone(), &BuildOptions::sah().with_max_leaf_size(1)),
+    ] {
+        let answer = tree.closest_point(Point::origin()).expect("an answer");
+        assert_eq!(answer.distance, Real::INFINITY, "{answer:?}");
+        let on_sphere = (answer.point - Point::from(far)).norm();
+        assert!(on_sphere <= 1.0, "{answer:?}");
+    }
+}

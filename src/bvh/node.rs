@@ -70,6 +70,20 @@ impl<V: BoundingVolume> Node<V> {
         }
     }
 
+    /// The link words as stored: leaf `(first, count ≥ 1)`, inner `(left, 0)`.
+    pub(crate) fn raw(&self) -> (u32, u32) {
+        (self.first, self.count)
+    }
+
+    /// A node from its stored link words (checked by `Bvh::from_saved`).
+    pub(crate) fn from_raw(volume: V, first: u32, count: u32) -> Self {
+        Node {
+            volume,
+            first,
+            count,
+        }
+    }
+
     /// The same node (children or triangle range) with another volume.
     pub(crate) fn with_volume<U>(&self, volume: U) -> Node<U> {
         Node {

@@ -55,8 +55,7 @@ impl<V: BoundingVolume> Bvh<V> {
                 }
             }
         }
-        let bytes = std::mem::size_of_val(self.nodes.as_slice())
-            + std::mem::size_of_val(self.order.as_slice());
+        let bytes = self.bytes();
         TreeStats {
             nodes: self.nodes.len(),
             leaves,
@@ -66,5 +65,12 @@ impl<V: BoundingVolume> Bvh<V> {
             bytes_per_triangle: bytes as f64 / self.order.len().max(1) as f64,
             sah_cost: sah,
         }
+    }
+
+    /// Bytes of the nodes and the leaf order ([`TreeStats::bytes`] without
+    /// walking the tree).
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        std::mem::size_of_val(self.nodes.as_slice()) + std::mem::size_of_val(self.order.as_slice())
     }
 }

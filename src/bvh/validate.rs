@@ -1,6 +1,6 @@
 //! Structural and geometric checks of a built tree, used after every build in the tests.
 
-use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind};
+use crate::bvh::{BoundingVolume, Bvh, Node, NodeId, NodeKind};
 use crate::math::Real;
 use crate::shape::{TriangleId, TriangleSoup};
 
@@ -129,5 +129,90 @@ impl<V: BoundingVolume> Bvh<V> {
             });
         }
         Ok(())
+    }
+}
+
+impl<V: BoundingVolume> Bvh<V> {
+    /// A tree from saved nodes and leaf order over `triangles` triangles,
+    /// checked in O(n) before any query can run: every triangle once in the
+    /// order, every child after its parent and inside the array, every node
+    /// reached once, leaf ranges inside the order and covering it exactly
+    /// once. The depth is recomputed, never read (traversal stacks are
+    /// sized by it). Volumes are not checked against the triangles: a
+    /// forged volume can make answers wrong, not unsafe.
+    pub(crate) fn from_saved(
+        nodes: Vec<Node<V>>,
+        order: Vec<u32>,
+        triangles: usize,
+    ) -> Result<Self, ValidationError> {
+        if nodes.is_empty() || order.len() != triangles {
+            return Err(ValidationError::WrongSize {
+                mesh: triangles,
+                tree: order.len(),
+            });
+        }
+        let mut seen = vec![0u8; triangles];
+        for &t in &order {
+            let Some(count) = seen.get_mut(t as usize) else {
+                return Err(ValidationError::TriangleCount {
+                    triangle: TriangleId(t),
+                    seen: 0,
+                });
+            };
+            *count = count.saturating_add(1);
+        }
+        if let Some(t) = seen.iter().position(|&s| s != 1) {
+            return Err(ValidationError::TriangleCount {
+                triangle: TriangleId(t as u32),
+                seen: usize::from(seen[t]),
+            });
+        }
+        let mut covered = vec![false; triangles];
+        let mut reached = vec![false; nodes.len()];
+        let mut depth = 0u32;
+        let mut stack = vec![(0usize, 0u32)];
+        while let Some((i, level)) = stack.pop() {
+            let bad = || ValidationError::BadLink {
+                node: NodeId(i as u32),
+            };
+            if std::mem::replace(&mut reached[i], true) {
+                return Err(bad());
+            }
+            depth = depth.max(level);
+            let (first, count) = nodes[i].raw();
+            if count == 0 {
+                let left = first as usize;
+                if left <= i || left + 1 >= nodes.len() {
+                    return Err(bad());
+                }
+                stack.push((left + 1, level + 1));
+                stack.push((left, level + 1));
+            } else {
+                let range = first as usize..first as usize + count as usize;
+                let Some(slots) = covered.get_mut(range) else {
+                    return Err(bad());
+                };
+                if slots.iter().any(|&c| c) {
+                    return Err(bad());
+                }
+                slots.fill(true);
+            }
+        }
+        if let Some(node) = reached.iter().position(|r| !r) {
+            return Err(ValidationError::BadLink {
+                node: NodeId(node as u32),
+            });
+        }
+        if let Some(position) = covered.iter().position(|c| !c) {
+            return Err(ValidationError::TriangleCount {
+                triangle: TriangleId(order[position]),
+                seen: 0,
+            });
+        }
+        Ok(Bvh {
+            nodes,
+            order,
+            depth,
+        })
     }
 }

@@ -150,6 +150,17 @@ impl<const W: usize> WideNode<W> {
         lanes
     }
 
+    /// Bit `lane` is set when child `lane` is used (an inner node or a leaf).
+    #[must_use]
+    #[inline(always)]
+    pub(crate) fn used_lanes(&self) -> u32 {
+        let mut lanes = 0;
+        for lane in 0..W {
+            lanes |= u32::from(self.child[lane] != EMPTY) << lane;
+        }
+        lanes
+    }
+
     /// Squared distances from `p` to the child boxes (0 inside, infinite
     /// for unused lanes), which of them lie within `reach_squared`, and the
     /// nearest child (the first of equals): a nearest-point descent's box
@@ -176,10 +187,15 @@ impl<const W: usize> WideNode<W> {
             });
             let mut squared = [Real::INFINITY; W];
             squared[..8].copy_from_slice(&found.squared);
+            // Unused lanes are never within, even of an infinite reach (a
+            // search with no maximum, or whose nearest distance squared
+            // overflows), nor nearest.
+            let used = self.used_lanes();
+            let least = found.least & used;
             return PointDistances {
                 squared,
-                within: found.within,
-                nearest: found.least.trailing_zeros() as usize % W,
+                within: found.within & used,
+                nearest: if least != 0 { least } else { used }.trailing_zeros() as usize % W,
             };
         }
         let mut squared = [0.0; W];
@@ -192,13 +208,15 @@ impl<const W: usize> WideNode<W> {
                 squared[lane] += out * out;
             }
         }
-        let (mut within, mut nearest) = (0, 0);
+        let used = self.used_lanes();
+        let (mut within, mut nearest) = (0, used.trailing_zeros() as usize % W);
         for lane in 0..W {
             within |= u32::from(squared[lane] <= reach_squared) << lane;
             if squared[lane] < squared[nearest] {
                 nearest = lane;
             }
         }
+        let within = within & used;
         PointDistances {
             squared,
             within,
@@ -544,6 +562,113 @@ impl<const W: usize> WideBvh<W> {
         WideBvh { nodes, depth }
     }
 
+    /// A layout from saved nodes over a leaf order of `positions`
+    /// triangles, checked in O(n) before any query can run: every inner
+    /// child after its parent and inside the array, every node reached
+    /// once, at least one lane used, leaf ranges non-empty and inside the
+    /// order, boxes of used lanes finite and not inverted. Unused lanes get empty boxes
+    /// whatever was stored (rays treat entered unused lanes as leaves), and
+    /// the leaf blocks and the depth are recomputed, never read.
+    pub(crate) fn from_saved(
+        mut nodes: PageArray<WideNode<W>>,
+        positions: usize,
+    ) -> Result<Self, super::ValidationError> {
+        let bad = |i: usize| super::ValidationError::BadLink {
+            node: NodeId(i as u32),
+        };
+        if nodes.is_empty() {
+            return Err(bad(0));
+        }
+        let mut reached = vec![false; nodes.len()];
+        let mut depth = 0u32;
+        let mut stack = vec![(0usize, 0u32)];
+        while let Some((i, level)) = stack.pop() {
+            if std::mem::replace(&mut reached[i], true) {
+                return Err(bad(i));
+            }
+            depth = depth.max(level);
+            let node = &mut nodes[i];
+            // Every built node has a used lane (descents dive to the
+            // nearest one).
+            if node.child.iter().all(|&c| c == EMPTY) {
+                return Err(bad(i));
+            }
+            for lane in 0..W {
+                // A used lane's box is finite and not inverted, as built
+                // ones are (descents pick lanes by comparing distances).
+                let used = node.child[lane] != EMPTY;
+                let (min, max) = (node.bounds[0], node.bounds[1]);
+                if used
+                    && !(0..3).all(|a| {
+                        min[a][lane].is_finite()
+                            && max[a][lane].is_finite()
+                            && min[a][lane] <= max[a][lane]
+                    })
+                {
+                    return Err(bad(i));
+                }
+                match node.child(lane) {
+                    WideChild::Empty => {
+                        for axis in 0..3 {
+                            node.bounds[0][axis][lane] = Real::INFINITY;
+                            node.bounds[1][axis][lane] = Real::NEG_INFINITY;
+                        }
+                        node.count[lane] = 0;
+                    }
+                    WideChild::Leaf { first, count } => {
+                        // Descents read a zero count as an inner node.
+                        if count == 0 || first as usize + count as usize > positions {
+                            return Err(bad(i));
+                        }
+                    }
+                    WideChild::Node(child) => {
+                        let child = child as usize;
+                        if child <= i || child >= reached.len() {
+                            return Err(bad(i));
+                        }
+                        node.count[lane] = 0;
+                        stack.push((child, level + 1));
+                    }
+                }
+            }
+        }
+        if let Some(node) = reached.iter().position(|r| !r) {
+            return Err(bad(node));
+        }
+        link_leaf_blocks(&mut nodes);
+        Ok(WideBvh { nodes, depth })
+    }
+
+    /// Appends node `i`'s words as saved: the boxes (48 floats, minima
+    /// then maxima, per axis and lane) and the child words; leaf counts
+    /// ride in the child words' partner array.
+    pub(crate) fn saved_words(node: &WideNode<W>, out: &mut Vec<u32>) {
+        for side in &node.bounds {
+            for axis in side {
+                out.extend(axis.iter().map(|v| v.to_bits()));
+            }
+        }
+        out.extend_from_slice(&node.child);
+        out.extend_from_slice(&node.count);
+    }
+
+    /// A node from [`WideBvh::saved_words`]' words (`6W + 2W` of them).
+    pub(crate) fn node_from_saved_words(w: &[u32]) -> WideNode<W> {
+        let mut node = WideNode::UNUSED;
+        let mut k = 0;
+        for side in &mut node.bounds {
+            for axis in side.iter_mut() {
+                for v in axis.iter_mut() {
+                    *v = Real::from_bits(w[k]);
+                    k += 1;
+                }
+            }
+        }
+        node.child.copy_from_slice(&w[k..k + W]);
+        node.count.copy_from_slice(&w[k + W..k + 2 * W]);
+        node
+    }
+
     /// Makes every leaf child name `name(first)` (count unchanged) instead
     /// of its first leaf-order position, and clears the grandchild ranges
     /// of inner children, which no longer describe a leaf order: for a
@@ -840,7 +965,9 @@ mod tests {
                 match node.child(lane) {
                     WideChild::Node(_) => cost += area(&node.child_box(lane)),
                     WideChild::Leaf { count, .. } => {
-                        cost += area(&node.child_box(lane)) * f64::from(TRIANGLE_COST) * f64::from(count)
+                        cost += area(&node.child_box(lane))
+                            * f64::from(TRIANGLE_COST)
+                            * f64::from(count)
                     }
                     WideChild::Empty => {}
                 }

@@ -147,7 +147,9 @@ impl<V: BoundingVolume> MeshTree<V> {
     ///
     /// Ties at the same distance go to the lower triangle id. Distances are
     /// those of the `f32` closest points; against an `f64` evaluation they
-    /// agree to a few ulps of the coordinates (`tests/distance.rs`).
+    /// agree to a few ulps of the coordinates (`tests/distance.rs`). Beyond
+    /// about 1.8e19 (where the square overflows `f32`) every distance is
+    /// infinite: the answer is then a point of the mesh, not the nearest.
     #[must_use]
     pub fn closest_point(&self, query: impl Into<PointQuery>) -> Option<PointProjection> {
         let query = query.into();

@@ -56,13 +56,32 @@ impl<V: BoundingVolume> MeshTree<V> {
         }
     }
 
+    /// A tree from checked saved parts (`crate::saved`): the leaf
+    /// triangles' ids must follow `bvh`'s leaf order and `wide` must be
+    /// over it.
+    pub(crate) fn from_saved_parts(
+        mesh: TriMesh,
+        bvh: Bvh<V>,
+        wide: Option<WideLayout>,
+        leaf_triangles: PageArray<TriangleLanes>,
+    ) -> Self {
+        let coordinate_scale = coordinate_scale(&mesh);
+        MeshTree {
+            mesh,
+            bvh,
+            wide,
+            leaf_triangles,
+            coordinate_scale,
+        }
+    }
+
     /// Bytes kept beside the mesh: the tree (nodes and leaf order, as
-    /// [`Bvh::stats`] counts them), the wide raycast layout when the
+    /// [`Bvh::bytes`] counts them), the wide raycast layout when the
     /// volume type has one, and the leaf-order copies of the triangles
     /// (48 bytes each, stored by axis, with their ids and hittable flags).
     #[must_use]
     pub fn bytes(&self) -> usize {
-        self.bvh.stats().bytes
+        self.bvh.bytes()
             + self.wide.as_ref().map_or(0, WideLayout::bytes)
             + std::mem::size_of_val(&*self.leaf_triangles)
     }

@@ -1,0 +1,120 @@
+//! Saved meshes and trees: bake a level's trees offline, load them in a
+//! fraction of the build time (feature `serde`).
+//!
+//! The form is boxtree's own, little-endian and versioned
+//! ([`FORMAT_VERSION`]): a header naming the content and volume kind,
+//! length-prefixed arrays in the tree's own layout (so loading is a copy,
+//! not a rebuild), and a checksum. Loading treats the bytes as untrusted:
+//! a wrong magic, version, kind or checksum, a truncation, a count larger
+//! than the bytes present, or any link, index or leaf range that does not
+//! describe a valid tree is a [`LoadError`] before a query can run; never
+//! a panic, never an allocation beyond the file's size. A file forged with
+//! a correct checksum and consistent structure but moved boxes can give
+//! wrong answers, never unsafe behaviour. With the feature, `TriMesh` and
+//! `MeshTree` also implement serde's traits through this form (as one
+//! byte string), for use inside a caller's own serde format.
+
+mod format;
+#[cfg(feature = "serde")]
+mod serde_impls;
+mod tree;
+mod volume;
+
+pub use volume::SavedVolume;
+
+use crate::bvh::ValidationError;
+use crate::mesh::MeshError;
+
+/// The version this build writes and reads; other versions are refused.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Why saved bytes could not be loaded.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// Reading failed.
+    Io(std::io::Error),
+    /// The bytes do not start like a saved boxtree file.
+    NotSaved,
+    /// Saved by another version of the format.
+    Version {
+        /// The file's version.
+        found: u32,
+        /// The one this build reads.
+        supported: u32,
+    },
+    /// The file holds another kind of content or volume.
+    Kind {
+        /// What the file holds.
+        found: String,
+        /// What the caller asked for.
+        expected: String,
+    },
+    /// The file ends inside a section.
+    Truncated {
+        /// The section.
+        section: &'static str,
+    },
+    /// The checksum does not match: the bytes were damaged.
+    Checksum,
+    /// A section holds a value no valid file has.
+    Corrupt {
+        /// The section.
+        section: &'static str,
+        /// The item (or byte offset, for `end`).
+        index: usize,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The mesh is invalid (a non-finite vertex, an index out of range).
+    Mesh(MeshError),
+    /// The tree's links or leaf ranges are invalid.
+    Tree(ValidationError),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Io(e) => write!(f, "reading a saved tree: {e}"),
+            LoadError::NotSaved => write!(f, "not a saved boxtree file (wrong magic bytes)"),
+            LoadError::Version { found, supported } => write!(
+                f,
+                "saved with format version {found}; this build reads version {supported}"
+            ),
+            LoadError::Kind { found, expected } => {
+                write!(f, "the file holds {found}, not {expected}")
+            }
+            LoadError::Truncated { section } => {
+                write!(f, "the file ends inside its {section} section")
+            }
+            LoadError::Checksum => write!(f, "the checksum does not match: the file is damaged"),
+            LoadError::Corrupt {
+                section,
+                index,
+                reason,
+            } => write!(f, "{section} item {index}: {reason}"),
+            LoadError::Mesh(e) => write!(f, "saved mesh: {e}"),
+            LoadError::Tree(e) => write!(f, "saved tree: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LoadError::Io(e) => Some(e),
+            LoadError::Mesh(e) => Some(e),
+            LoadError::Tree(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for LoadError {
+    fn from(e: std::io::Error) -> Self {
+        LoadError::Io(e)
+    }
+}
+
+#[cfg(test)]
+mod tests;
