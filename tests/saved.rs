@@ -208,3 +208,86 @@ fn serde_carries_meshes_and_trees_as_their_saved_bytes() {
         "the file holds a MeshTree<PackedObb>, not a MeshTree<Aabb>"
     );
 }
+
+#[test]
+fn scenes_round_trip_with_their_ids_instances_and_answers() {
+    use boxtree::{Filter, Scene, Threads};
+    use std::sync::Arc;
+    let bunny = Arc::new(MeshTree::<Aabb>::new(data_mesh("bunny.obj")));
+    let ball = Arc::new(MeshTree::<PackedObb>::new(TriMesh::icosphere(
+        Point::origin(),
+        0.04,
+        2,
+    )));
+    let mut scene = Scene::new();
+    let mut rng = SplitMix(12);
+    let mut ids = Vec::new();
+    for k in 0..60 {
+        let pose = Isometry::from_parts(rng.point(0.4).coords.into(), rng.rotation());
+        let id = if k % 3 == 0 {
+            scene.add(ball.clone(), pose)
+        } else {
+            scene.add(bunny.clone(), pose)
+        }
+        .expect("finite pose");
+        scene.set_layers(id, 1 << (k % 4)).expect("live");
+        if k % 5 == 0 {
+            scene.set_group(id, Some(k / 10)).expect("live");
+        }
+        ids.push(id);
+    }
+    for &gone in &ids[10..13] {
+        scene.remove(gone).expect("live");
+    }
+    scene.update();
+
+    let bytes = scene.to_saved_bytes();
+    let loaded = Scene::from_saved_bytes(&bytes).expect("a saved scene loads");
+    assert!(loaded.ids().eq(scene.ids()), "ids, removed ones included");
+    for id in scene.ids() {
+        assert_eq!(loaded.pose(id), scene.pose(id));
+        assert_eq!(loaded.layers(id), scene.layers(id));
+        assert_eq!(loaded.group(id), scene.group(id));
+    }
+    // Instances share one tree again: one bunny and one ball, not 57 trees.
+    let first = |want: usize| {
+        scene
+            .ids()
+            .find(|id| id.get() as usize % 3 == want)
+            .unwrap()
+    };
+    let (b1, b2) = (first(1), first(2));
+    let shared = loaded.mesh(b1).unwrap().same_tree(loaded.mesh(b2).unwrap());
+    assert!(shared, "instances of the bunny share one loaded tree");
+    assert!(bytes.len() < 2 * bunny.to_saved_bytes().len());
+
+    let b = Aabb::new(Point::new(-0.6, -0.6, -0.6), Point::new(0.6, 0.6, 0.6));
+    let mesh = TriMesh::cuboid(b.min, b.max);
+    let mut hits = 0;
+    for s in segments(&mesh, 10_000, 21) {
+        let (ours, theirs) = (
+            loaded.closest_hit(s, &Filter::everything()),
+            scene.closest_hit(s, &Filter::everything()),
+        );
+        assert_eq!(
+            ours.map(|h| (h.object, h.hit)),
+            theirs.map(|h| (h.object, h.hit))
+        );
+        hits += usize::from(theirs.is_some());
+    }
+    assert!(hits > 1_000, "{hits} hits");
+    let pairs =
+        |s: &Scene| s.overlapping_pairs(&Filter::everything(), |_, _| false, Threads::Current);
+    assert_eq!(pairs(&loaded), pairs(&scene));
+    assert!(!pairs(&scene).is_empty());
+
+    // Damaged or foreign bytes are typed errors.
+    let e = Scene::from_saved_bytes(&bunny.to_saved_bytes()).expect_err("a tree");
+    assert_eq!(
+        e.to_string(),
+        "the file holds a MeshTree<Aabb>, not a Scene"
+    );
+    for len in (0..bytes.len()).step_by(97) {
+        assert!(Scene::from_saved_bytes(&bytes[..len]).is_err());
+    }
+}

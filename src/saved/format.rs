@@ -96,6 +96,17 @@ impl<'a> Reader<'a> {
         Ok(u32::from_le_bytes(b.try_into().expect("four bytes")))
     }
 
+    /// A bare count (of nested sections), checked against the bytes left
+    /// as one word per item at least.
+    pub(crate) fn count(&mut self, section: &'static str) -> Result<usize, LoadError> {
+        let b = self.take(8, section)?;
+        let count = u64::from_le_bytes(b.try_into().expect("eight bytes"));
+        usize::try_from(count)
+            .ok()
+            .filter(|&c| c <= (self.bytes.len() - self.at) / 4)
+            .ok_or(LoadError::Truncated { section })
+    }
+
     /// A section of `words_per_item` words per item: its item count and
     /// its words. The count is checked against the remaining bytes first.
     pub(crate) fn words(
@@ -130,6 +141,11 @@ impl<'a> Reader<'a> {
 pub(crate) struct Words<'a>(&'a [u8]);
 
 impl<'a> Words<'a> {
+    /// The section's bytes.
+    pub(crate) fn bytes(&self) -> &'a [u8] {
+        self.0
+    }
+
     /// The section as words: borrowed where the bytes are 4-aligned on a
     /// little-endian machine (a file read into a `Vec<u8>` usually is),
     /// decoded into a copy otherwise.

@@ -1,5 +1,5 @@
-//! Saved meshes and trees: bake a level's trees offline, load them in a
-//! fraction of the build time (feature `serde`).
+//! Saved meshes, trees and scenes: bake a level's trees offline, load them
+//! in a fraction of the build time.
 //!
 //! The form is boxtree's own, little-endian and versioned
 //! ([`FORMAT_VERSION`]): a header naming the content and volume kind,
@@ -10,11 +10,12 @@
 //! describe a valid tree is a [`LoadError`] before a query can run; never
 //! a panic, never an allocation beyond the file's size. A file forged with
 //! a correct checksum and consistent structure but moved boxes can give
-//! wrong answers, never unsafe behaviour. With the feature, `TriMesh` and
-//! `MeshTree` also implement serde's traits through this form (as one
-//! byte string), for use inside a caller's own serde format.
+//! wrong answers, never unsafe behaviour. The form needs no dependency;
+//! the `serde` feature adds serde's traits for `TriMesh` and `MeshTree`
+//! through it (one byte string), for use inside a caller's serde format.
 
 mod format;
+mod scene;
 #[cfg(feature = "serde")]
 mod serde_impls;
 mod tree;

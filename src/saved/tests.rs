@@ -146,3 +146,52 @@ fn huge_and_swapped_counts_are_errors_without_allocating() {
     let e = MeshTree::<crate::Aabb>::from_saved_bytes(&resealed(nan)).expect_err("NaN vertex");
     assert!(matches!(e, LoadError::Mesh(_)), "{e}");
 }
+
+#[test]
+fn forged_scenes_are_refused_or_answer_without_panicking() {
+    use crate::scene::{Filter, Scene};
+    use std::sync::Arc;
+    let ball = Arc::new(MeshTree::<crate::Aabb>::new(TriMesh::icosphere(
+        Point::origin(),
+        1.0,
+        1,
+    )));
+    let boxy = Arc::new(MeshTree::<crate::PackedObb>::new(TriMesh::cuboid(
+        Point::new(-1.0, -1.0, -1.0),
+        Point::new(1.0, 1.0, 1.0),
+    )));
+    let mut scene = Scene::new();
+    for k in 0..6 {
+        let pose = Isometry::translation(k as f32 * 1.5, 0.0, 0.0);
+        let id = if k % 2 == 0 {
+            scene.add(ball.clone(), pose)
+        } else {
+            scene.add(boxy.clone(), pose)
+        };
+        id.expect("finite");
+    }
+    scene.update();
+    let bytes = scene.to_saved_bytes();
+    let mut next = xorshift(5);
+    let (mut refused, mut accepted) = (0, 0);
+    for _ in 0..1_500 {
+        let mut forged = bytes.clone();
+        let at = 20 + (next() as usize) % (bytes.len() - 28);
+        forged[at] = next() as u8;
+        match Scene::from_saved_bytes(&resealed(forged)) {
+            Ok(loaded) => {
+                accepted += 1;
+                let s = Segment::new(Point::new(-3.0, 0.1, 0.2), Point::new(12.0, -0.1, 0.0));
+                let _ = loaded.closest_hit(s, &Filter::everything());
+                let _ = loaded.any_hit(s, &Filter::everything());
+            }
+            Err(_) => refused += 1,
+        }
+    }
+    // Changes inside a tree's own bytes meet that tree's checksum; those
+    // to the object table (poses, layers, tree indices) can be accepted.
+    assert!(
+        refused > 100 && accepted > 10,
+        "{refused} refused, {accepted} accepted"
+    );
+}

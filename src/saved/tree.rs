@@ -12,10 +12,11 @@ use crate::saved::{FORMAT_VERSION, LoadError, SavedVolume};
 /// What a file holds, in its header.
 const MESH: u32 = 1;
 const TREE: u32 = 2;
+pub(crate) const SCENE: u32 = 3;
 /// Words of a saved wide node: 48 bounds, 8 child and 8 count words.
 const WIDE_WORDS: usize = 64;
 
-fn header(content: u32, kind: u32) -> Writer {
+pub(crate) fn header(content: u32, kind: u32) -> Writer {
     let mut w = Writer::default();
     w.bytes.extend_from_slice(&super::format::MAGIC);
     w.u32(FORMAT_VERSION);
@@ -30,12 +31,13 @@ fn describe(content: u32, kind: u32) -> String {
         (TREE, 1) => "a MeshTree<Aabb>".into(),
         (TREE, 2) => "a MeshTree<Obb>".into(),
         (TREE, 3) => "a MeshTree<PackedObb>".into(),
+        (SCENE, _) => "a Scene".into(),
         _ => format!("unknown content {content} of kind {kind}"),
     }
 }
 
 /// Opens `bytes` and checks that they hold `content` of volume `kind`.
-fn open(bytes: &[u8], content: u32, kind: u32) -> Result<Reader<'_>, LoadError> {
+pub(crate) fn open(bytes: &[u8], content: u32, kind: u32) -> Result<Reader<'_>, LoadError> {
     let mut r = Reader::open(bytes, FORMAT_VERSION)?;
     let found = (r.u32("header")?, r.u32("header")?);
     if found != (content, kind) {

@@ -163,6 +163,17 @@ impl Scene {
         Ok(id)
     }
 
+    /// Uses up the next id without an object: a loaded scene keeps the ids
+    /// of objects removed before it was saved.
+    pub(crate) fn skip_id(&mut self) {
+        self.objects.push(None);
+    }
+
+    /// The number of ids given so far (objects added, removed ones included).
+    pub(crate) fn id_count(&self) -> usize {
+        self.objects.len()
+    }
+
     /// Takes the object out of the scene at once; its id is never reused.
     pub fn remove(&mut self, id: ObjectId) -> Result<SceneMesh, SceneError> {
         let object = self
