@@ -63,6 +63,36 @@ pub(crate) fn id_from_lanes(low: Real, high: Real) -> u32 {
     (low.to_bits() & mantissa) | (high.to_bits() & mantissa) << ID_BITS_PER_LANE
 }
 
+/// The rigid pose of a glam affine transform, or `None` when it has a
+/// scale, shear or reflection beyond `f32` rounding (relative 1e-4), or is
+/// not finite: boxtree's poses are rigid motions (`Isometry`), and a
+/// silently dropped scale would move every answer.
+///
+/// ```
+/// # use boxtree::math::pose_from_affine;
+/// let turn = glam::Affine3A::from_rotation_translation(
+///     glam::Quat::from_rotation_z(0.5),
+///     glam::Vec3::new(1.0, 2.0, 3.0),
+/// );
+/// let pose = pose_from_affine(&turn).expect("rigid");
+/// assert_eq!(pose.translation.vector.y, 2.0);
+/// assert!(pose_from_affine(&glam::Affine3A::from_scale(glam::Vec3::splat(2.0))).is_none());
+/// ```
+#[cfg(feature = "glam")]
+#[must_use]
+pub fn pose_from_affine(affine: &glam::Affine3A) -> Option<Isometry> {
+    let m = glam::Mat3::from(affine.matrix3);
+    let orthonormal = (m.transpose() * m).abs_diff_eq(glam::Mat3::IDENTITY, 1e-4);
+    if !affine.is_finite() || !orthonormal || m.determinant() <= 0.0 {
+        return None;
+    }
+    let rotation = glam::Quat::from_mat3(&m).normalize();
+    Some(Isometry::from((
+        glam::Vec3::from(affine.translation),
+        rotation,
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

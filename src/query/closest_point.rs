@@ -61,6 +61,27 @@ impl From<&Point> for PointQuery {
     }
 }
 
+#[cfg(feature = "glam")]
+impl From<glam::Vec3> for PointQuery {
+    fn from(point: glam::Vec3) -> Self {
+        PointQuery::from(Point::from(point))
+    }
+}
+
+#[cfg(feature = "glam")]
+impl From<glam::Vec3A> for PointQuery {
+    fn from(point: glam::Vec3A) -> Self {
+        PointQuery::from(Point::from(point))
+    }
+}
+
+#[cfg(feature = "mint")]
+impl From<mint::Point3<Real>> for PointQuery {
+    fn from(point: mint::Point3<Real>) -> Self {
+        PointQuery::from(Point::from(point))
+    }
+}
+
 /// The point of a mesh nearest a query point.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PointProjection {

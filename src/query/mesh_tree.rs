@@ -194,8 +194,11 @@ impl<V: BoundingVolume> MeshTree<V> {
 
     /// This tree placed in the world by `pose` (mesh frame → world frame).
     #[must_use]
-    pub fn placed(&self, pose: Isometry) -> PlacedMesh<'_, V> {
-        PlacedMesh { tree: self, pose }
+    pub fn placed(&self, pose: impl Into<Isometry>) -> PlacedMesh<'_, V> {
+        PlacedMesh {
+            tree: self,
+            pose: pose.into(),
+        }
     }
 
     /// Gives back the mesh.

@@ -141,8 +141,9 @@ impl Scene {
     pub fn add(
         &mut self,
         mesh: impl Into<SceneMesh>,
-        pose: Isometry,
+        pose: impl Into<Isometry>,
     ) -> Result<ObjectId, SceneError> {
+        let pose = pose.into();
         if !is_finite_pose(&pose) {
             return Err(SceneError::NonFinitePose { object: None });
         }
@@ -200,7 +201,8 @@ impl Scene {
     }
 
     /// Moves the object; queries see the new pose at once.
-    pub fn set_pose(&mut self, id: ObjectId, pose: Isometry) -> Result<(), SceneError> {
+    pub fn set_pose(&mut self, id: ObjectId, pose: impl Into<Isometry>) -> Result<(), SceneError> {
+        let pose = pose.into();
         if !is_finite_pose(&pose) {
             return Err(SceneError::NonFinitePose { object: Some(id) });
         }

@@ -149,6 +149,25 @@ impl From<Segment> for RaySpan {
     }
 }
 
+/// A segment from its end points in any type that converts to [`Point`]:
+/// with the `glam` feature `glam::Vec3` and `Vec3A`, with `mint`
+/// `mint::Point3<f32>`.
+impl<A: Into<Point>, B: Into<Point>> From<(A, B)> for Segment {
+    #[inline]
+    fn from((a, b): (A, B)) -> Self {
+        Segment::new(a.into(), b.into())
+    }
+}
+
+/// The segment between two points, `t ∈ [0, 1]`: queries take end points
+/// of any type that converts to [`Point`] (`tree.any_hit((eye, target))`).
+impl<A: Into<Point>, B: Into<Point>> From<(A, B)> for RaySpan {
+    #[inline]
+    fn from(ends: (A, B)) -> Self {
+        RaySpan::segment(&Segment::from(ends))
+    }
+}
+
 /// The whole ray, `t ∈ [0, ∞)`.
 impl From<Ray> for RaySpan {
     #[inline]
