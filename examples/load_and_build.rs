@@ -6,6 +6,9 @@
 //! the OBB tree (Gottschalk's mean split, one triangle per leaf) is the
 //! classic for mesh-vs-mesh overlap.
 
+#[path = "demo/cli.rs"]
+mod cli;
+
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -23,10 +26,23 @@ fn main() -> ExitCode {
     }
 }
 
-/// Loads `args[0]` (or the bunny) and prints what the mesh and its trees look like.
+const HELP: &str = "\
+Loads a mesh file and builds both trees over it.
+
+Usage: load_and_build [FILE]
+
+  FILE          a mesh (.obj, .stl, .ply); default: the bunny
+  -h, --help    print this help";
+
+/// Loads the file named on the command line (or the bunny) and prints what
+/// the mesh and its trees look like.
 pub fn run(args: &[String]) -> Result<(), String> {
+    let Some(files) = cli::positional(args, 1)? else {
+        cli::print_help(HELP);
+        return Ok(());
+    };
     let bunny = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bunny.obj");
-    let path = args.first().map_or(bunny, String::as_str);
+    let path = files.first().map_or(bunny, String::as_str);
 
     let mesh = TriMesh::load(path).map_err(|e| e.to_string())?;
     let report = mesh.report();

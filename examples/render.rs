@@ -6,6 +6,8 @@
 //! with shadow rays toward the sun (see `demo/render.rs`). The up axis is z
 //! for STL files (the CAD habit) and y otherwise.
 
+#[path = "demo/cli.rs"]
+mod cli;
 #[path = "demo/png_file.rs"]
 mod png_file;
 #[path = "demo/render.rs"]
@@ -31,11 +33,25 @@ fn main() -> ExitCode {
     }
 }
 
-/// Renders `args[0]` (or the bunny) to `args[1]` (or `target/render/NAME.png`).
+const HELP: &str = "\
+Raycasts a picture of a mesh file, shaded by the hit normal, with shadows.
+
+Usage: render [FILE [OUT.png]]
+
+  FILE          a mesh (.obj, .stl, .ply); default: the bunny
+  OUT.png       the picture; default: target/render/NAME.png
+  -h, --help    print this help";
+
+/// Renders the file named on the command line (or the bunny) to the second
+/// name (or `target/render/NAME.png`).
 pub fn run(args: &[String]) -> Result<(), String> {
+    let Some(files) = cli::positional(args, 2)? else {
+        cli::print_help(HELP);
+        return Ok(());
+    };
     let bunny = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bunny.obj");
-    let input = Path::new(args.first().map_or(bunny, String::as_str));
-    let output = match args.get(1) {
+    let input = Path::new(files.first().map_or(bunny, String::as_str));
+    let output = match files.get(1) {
         Some(out) => PathBuf::from(out),
         None => {
             let name = input.file_stem().unwrap_or_default().to_string_lossy();

@@ -89,12 +89,12 @@ fn demo_small_run_writes_three_nonuniform_pictures() {
 #[test]
 fn demo_runs_on_a_mesh_file() {
     let out = scratch("demo_mesh");
+    // Values after `=` or as the next argument alike.
+    let mesh = format!("--mesh={BUNNY}");
     demo::run(&args(&[
-        "--mesh",
-        BUNNY,
+        &mesh,
         "--small",
-        "--size",
-        "80x60",
+        "--size=80x60",
         "--depth",
         "3",
         "--out",
@@ -119,6 +119,8 @@ fn demo_rejects_bad_arguments_with_a_hint() {
         &["--up", "w"],
         &["--depth", "-1"],
         &["--mesh"],
+        &["--small=yes"],
+        &["stray"],
     ] {
         let message = demo::run(&args(bad)).expect_err("a bad argument is an error");
         assert!(message.contains("--help"), "{bad:?}: {message}");
@@ -145,6 +147,18 @@ fn load_and_build_runs_on_the_bunny_and_reports_missing_files() {
     load_and_build::run(&args(&[BUNNY])).expect("the bunny loads by name");
     let message = load_and_build::run(&args(&["no/such/mesh.ply"])).expect_err("missing file");
     assert!(message.contains("no/such/mesh.ply"), "{message}");
+}
+
+#[test]
+fn file_examples_print_help_and_name_bad_arguments() {
+    load_and_build::run(&args(&["--help"])).expect("help is not an error");
+    render_example::run(&args(&["-h"])).expect("help is not an error");
+    let message = load_and_build::run(&args(&["--frobnicate"])).expect_err("unknown option");
+    assert!(message.contains("--frobnicate"), "{message}");
+    let message = load_and_build::run(&args(&[BUNNY, BUNNY])).expect_err("one file at most");
+    assert!(message.contains("unexpected argument"), "{message}");
+    let message = render_example::run(&args(&["a.obj", "b.png", "c"])).expect_err("two at most");
+    assert!(message.contains("\"c\""), "{message}");
 }
 
 #[test]

@@ -39,7 +39,7 @@ use boxtree::{
 };
 
 use self::png_file::write_png;
-use self::progress::with_progress;
+use self::progress::{Bar, with_progress};
 use self::render::{
     Camera, Corners, Image, Instance, Lighting, cut_at_depth, cut_by_label, draw_box, draw_targets,
     palette, render, render_scene, subtree_triangles,
@@ -112,6 +112,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 /// `Ok(None)` means help was asked for.
 fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
+    use lexopt::prelude::*;
     let mut options = Options {
         mesh: None,
         up: None,
@@ -121,23 +122,28 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
         depth: None,
         small: false,
     };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
-        match arg.as_str() {
-            "-h" | "--help" => return Ok(None),
-            "--mesh" => options.mesh = Some(PathBuf::from(value("--mesh")?)),
-            "--out" => options.out = PathBuf::from(value("--out")?),
-            "--up" => {
-                options.up = Some(match value("--up")?.as_str() {
+    let mut parser = lexopt::Parser::from_args(args.iter());
+    let text = |value: Result<std::ffi::OsString, lexopt::Error>| -> Result<String, String> {
+        value
+            .map_err(|e| e.to_string())?
+            .string()
+            .map_err(|e| e.to_string())
+    };
+    while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
+        match arg {
+            Short('h') | Long("help") => return Ok(None),
+            Long("mesh") => options.mesh = Some(PathBuf::from(text(parser.value())?)),
+            Long("out") => options.out = PathBuf::from(text(parser.value())?),
+            Long("up") => {
+                options.up = Some(match text(parser.value())?.as_str() {
                     "x" => Vector::x(),
                     "y" => Vector::y(),
                     "z" => Vector::z(),
                     other => return Err(format!("--up takes x, y or z, not {other:?}")),
                 })
             }
-            "--size" => {
-                let text = value("--size")?;
+            Long("size") => {
+                let text = text(parser.value())?;
                 let size = text
                     .split_once('x')
                     .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)));
@@ -152,15 +158,15 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
                     }
                 }
             }
-            "--depth" => {
-                let text = value("--depth")?;
+            Long("depth") => {
+                let text = text(parser.value())?;
                 options.depth = Some(
                     text.parse()
                         .map_err(|_| format!("--depth takes a whole number, not {text:?}"))?,
                 );
             }
-            "--small" => options.small = true,
-            other => return Err(format!("unknown argument {other:?}")),
+            Long("small") => options.small = true,
+            other => return Err(other.unexpected().to_string()),
         }
     }
     Ok(Some(options))
@@ -277,6 +283,7 @@ fn check_line_of_sight(scene: &Scene, trees: &Trees, size: &SceneSize) -> Sight 
     let (mut aabb_time, mut obb_time) = (Duration::ZERO, Duration::ZERO);
     let mut agree = true;
     let mut first_frame = Vec::new();
+    let bar = Bar::new("line of sight", scene.camera_path.len(), "frames");
     for (k, view) in scene.camera_path.iter().enumerate() {
         let (answers, ta) = timed(|| {
             let mut out = Vec::new();
@@ -302,12 +309,13 @@ fn check_line_of_sight(scene: &Scene, trees: &Trees, size: &SceneSize) -> Sight 
             .filter(|a| matches!(a, Visibility::Blocked(_)))
             .count();
         let e = view.eye;
-        println!(
+        bar.row(format!(
             "  {k:>5}  {:>26}  {visible:>7}  {blocked:>7}  {:>14}  {:>14}",
             format!("({:.0}, {:.0}, {:.0})", e.x, e.y, e.z),
             rate(targets.len(), ta),
             rate(targets.len(), to)
-        );
+        ));
+        bar.step();
         (aabb_time, obb_time) = (aabb_time + ta, obb_time + to);
         if k == 0 {
             first_frame = answers;

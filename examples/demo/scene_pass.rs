@@ -109,6 +109,7 @@ pub(super) fn scene_pass(options: &Options, scene: &Scene, size: &SceneSize) -> 
     let mut totals = SceneTotals::default();
     let mut answers: Vec<Visibility<SceneTriangle>> = Vec::new();
     let mut last = None;
+    let bar = Bar::new("scene", frames, "frames");
     for frame in 0..frames {
         let (moved, t) = timed(|| world.move_drones(frame));
         moved?;
@@ -214,7 +215,7 @@ pub(super) fn scene_pass(options: &Options, scene: &Scene, size: &SceneSize) -> 
         totals.agree &= from_touching == from_pairs;
         let drones_on_buildings = on_buildings.iter().filter(|(_, t)| !t.is_empty()).count();
 
-        println!(
+        bar.row(format!(
             "  {frame:>5}  {:>9}  {:>12}  {by_drones:>9}  {:>11}  {:>9}  {drones_on_buildings:>12}  {:>3}  {:>6}  {:>6}  {:>8}  {:>9}",
             format!(
                 "{}{}",
@@ -229,7 +230,8 @@ pub(super) fn scene_pass(options: &Options, scene: &Scene, size: &SceneSize) -> 
             counts.drone_tree,
             counts.drone_ground,
             micros(t_touching + t_pairs),
-        );
+        ));
+        bar.step();
         if frame + 1 == frames {
             let mut touching: Vec<ObjectId> = pairs
                 .iter()
