@@ -157,6 +157,7 @@ fn build(c: &mut Criterion) {
         );
         #[cfg(not(feature = "embree"))]
         let embree_ns: Option<f64> = None;
+        let mut serial_ns = None;
         for (label, options, is_aabb) in configs {
             if label.contains("hull") && mesh.len() > 200_000 {
                 println!(
@@ -178,6 +179,9 @@ fn build(c: &mut Criterion) {
             else {
                 continue;
             };
+            if label == "aabb sah serial" {
+                serial_ns = Some(ns);
+            }
             let ms = ns / 1e6;
             let mut parry = parry_ns.map_or(String::new(), |p| {
                 format!(
@@ -208,6 +212,31 @@ fn build(c: &mut Criterion) {
                 "build {name} ({} triangles) {label}: {ms:.3} ms, binary tree {bytes:.1} bytes/triangle{ready}, SAH cost {sah:.1}, \
                  summed node volume {volume:.3e}{parry}",
                 mesh.len(),
+            );
+        }
+        // Loading the saved query-ready AABB tree, beside building it.
+        let aabb = MeshTree::<boxtree::Aabb>::build(mesh.clone(), &BuildOptions::sah().serial());
+        let saved = aabb.to_saved_bytes();
+        let load = bench_items(
+            &mut group,
+            SAMPLES,
+            "aabb MeshTree::from_saved_bytes",
+            1,
+            &mut || {
+                MeshTree::<boxtree::Aabb>::from_saved_bytes(black_box(&saved))
+                    .expect("a saved tree loads")
+                    .mesh()
+                    .len()
+            },
+        );
+        if let Some(ns) = load {
+            let of_build = serial_ns.map_or(String::new(), |b| {
+                format!(", {:.2} of the serial build", ns / b)
+            });
+            println!(
+                "build {name} aabb load from saved bytes: {:.3} ms, {:.1} bytes/triangle{of_build}",
+                ns / 1e6,
+                saved.len() as f64 / mesh.len() as f64
             );
         }
         group.finish();

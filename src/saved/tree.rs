@@ -75,11 +75,13 @@ fn read_mesh(vertices: &Words<'_>, indices: &Words<'_>) -> Result<TriMesh, LoadE
 fn read_nodes<V: SavedVolume>(count: usize, words: &[u32]) -> Result<Vec<Node<V>>, LoadError> {
     let mut nodes = Vec::with_capacity(count);
     for (index, w) in words.chunks_exact(V::WORDS + 2).enumerate() {
-        let volume = V::from_words(&w[..V::WORDS]).ok_or(LoadError::Corrupt {
-            section: "nodes",
-            index,
-            reason: "not a well-formed volume",
-        })?;
+        let Some(volume) = V::from_words(&w[..V::WORDS]) else {
+            return Err(LoadError::Corrupt {
+                section: "nodes",
+                index,
+                reason: "not a well-formed volume",
+            });
+        };
         nodes.push(Node::from_raw(volume, w[V::WORDS], w[V::WORDS + 1]));
     }
     Ok(nodes)
