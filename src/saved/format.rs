@@ -163,19 +163,52 @@ impl<'a> Words<'a> {
     }
 }
 
-/// `decode(bytes)`, if `bytes` (a whole file, at least its checksum long)
-/// carries a matching checksum. With the `parallel` feature the checksum
-/// pass runs beside the decoding (both read every byte; on two cores this
-/// nearly halves a large load), and the decoded value is dropped when the
-/// sums differ; without it the checksum comes first.
+/// True when `bytes` (a whole file) ends in the checksum of the rest.
+pub(crate) fn checksum_matches(bytes: &[u8]) -> bool {
+    bytes.len() >= 8 && {
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        checksum(body) == u64::from_le_bytes(sum.try_into().expect("eight bytes"))
+    }
+}
+
+/// Damage first: a structural error found before the checksum was
+/// compared is reported as [`LoadError::Checksum`] when the sum differs
+/// (a flipped count reads as a damaged file, not as a short one).
+pub(crate) fn damage_first<T>(bytes: &[u8], result: Result<T, LoadError>) -> Result<T, LoadError> {
+    match result {
+        Err(e) if !matches!(e, LoadError::Checksum) && !checksum_matches(bytes) => {
+            Err(LoadError::Checksum)
+        }
+        other => other,
+    }
+}
+
+/// `decode()`, if `bytes` (a whole file) carries a matching checksum.
 pub(crate) fn verified<T: Send>(
     bytes: &[u8],
     decode: impl FnOnce() -> Result<T, LoadError> + Send,
 ) -> Result<T, LoadError> {
-    let check = || {
-        let (body, sum) = bytes.split_at(bytes.len().saturating_sub(8));
-        let stored = u64::from_le_bytes(sum.try_into().map_err(|_| LoadError::NotSaved)?);
-        if checksum(body) == stored {
+    verified_pair(bytes, decode, || Ok(())).map(|(t, ())| t)
+}
+
+/// Both decodings, if `bytes` (a whole file) carries a matching checksum.
+/// With the `parallel` feature each half of the checksum runs beside one
+/// of them on two of rayon's threads (all four read memory; on two cores
+/// this nearly halves a large load), and the decoded values are dropped
+/// when the sums differ; without it the checksum comes first.
+pub(crate) fn verified_pair<A: Send, B: Send>(
+    bytes: &[u8],
+    a: impl FnOnce() -> Result<A, LoadError> + Send,
+    b: impl FnOnce() -> Result<B, LoadError> + Send,
+) -> Result<(A, B), LoadError> {
+    if bytes.len() < 8 {
+        return Err(LoadError::NotSaved);
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    let stored = u64::from_le_bytes(sum.try_into().expect("eight bytes"));
+    let (first, second) = halves(body);
+    let check = |(h1, h2): (u64, u64)| {
+        if fold(h1, h2, body.len()) == stored {
             Ok(())
         } else {
             Err(LoadError::Checksum)
@@ -183,27 +216,24 @@ pub(crate) fn verified<T: Send>(
     };
     #[cfg(feature = "parallel")]
     {
-        let (sum, decoded) = rayon::join(check, decode);
-        sum?;
-        decoded
+        let ((h1, a), (h2, b)) = join(
+            || join(|| lanes_hash(first), a),
+            || join(|| lanes_hash(second), b),
+        );
+        check((h1, h2))?;
+        Ok((a?, b?))
     }
     #[cfg(not(feature = "parallel"))]
     {
-        check()?;
-        decode()
+        check((lanes_hash(first), lanes_hash(second)))?;
+        Ok((a()?, b()?))
     }
 }
 
-/// Both results: on two of rayon's threads with the `parallel` feature,
-/// one after the other without it.
-pub(crate) fn join<A: Send, B: Send>(
-    a: impl FnOnce() -> A + Send,
-    b: impl FnOnce() -> B + Send,
-) -> (A, B) {
-    #[cfg(feature = "parallel")]
-    return rayon::join(a, b);
-    #[cfg(not(feature = "parallel"))]
-    (a(), b())
+/// Both results, on two of rayon's threads.
+#[cfg(feature = "parallel")]
+fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    rayon::join(a, b)
 }
 
 /// The float stored in a word.
@@ -212,19 +242,41 @@ pub(crate) fn real(word: u32) -> Real {
     Real::from_bits(word)
 }
 
-/// A 64-bit checksum of `bytes`: eight independent multiply–rotate lanes
-/// over 8-byte words (in the manner of xxHash's accumulators), folded at
-/// the end, so it runs near memory speed. Not cryptographic: it detects
-/// damage, not forgery (the structural checks handle forgery).
+/// A 64-bit checksum of `bytes`: each half (split on a 64-byte boundary,
+/// so two threads can sum them) through eight independent multiply–rotate
+/// lanes over 8-byte words (in the manner of xxHash's accumulators), then
+/// both folded with the length. It runs at memory speed. Not
+/// cryptographic: it detects damage, not forgery (the structural checks
+/// handle forgery).
 #[must_use]
 pub(crate) fn checksum(bytes: &[u8]) -> u64 {
+    let (first, second) = halves(bytes);
+    fold(lanes_hash(first), lanes_hash(second), bytes.len())
+}
+
+const PRIME: [u64; 4] = [
+    0x9E37_79B1_85EB_CA87,
+    0xC2B2_AE3D_27D4_EB4F,
+    0x1656_67B1_9E37_79F9,
+    0x85EB_CA77_C2B2_AE63,
+];
+
+fn halves(bytes: &[u8]) -> (&[u8], &[u8]) {
+    bytes.split_at(bytes.len() / 2 / 64 * 64)
+}
+
+fn fold(first: u64, second: u64, len: usize) -> u64 {
+    let h = (len as u64 ^ first.wrapping_mul(PRIME[2]))
+        .rotate_left(29)
+        .wrapping_mul(PRIME[0]);
+    let h = (h ^ second.wrapping_mul(PRIME[3]))
+        .rotate_left(23)
+        .wrapping_mul(PRIME[1]);
+    h ^ (h >> 31)
+}
+
+fn lanes_hash(bytes: &[u8]) -> u64 {
     const LANES: usize = 8;
-    const PRIME: [u64; 4] = [
-        0x9E37_79B1_85EB_CA87,
-        0xC2B2_AE3D_27D4_EB4F,
-        0x1656_67B1_9E37_79F9,
-        0x85EB_CA77_C2B2_AE63,
-    ];
     let mut lanes: [u64; LANES] = std::array::from_fn(|k| PRIME[k % 4].rotate_left(k as u32));
     let mut blocks = bytes.chunks_exact(8 * LANES);
     for block in &mut blocks {

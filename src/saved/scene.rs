@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::math::nalgebra::{Quaternion, Translation3};
 use crate::math::{Isometry, Rotation};
-use crate::saved::format::{Reader, real, verified};
+use crate::saved::format::{Reader, damage_first, real, verified};
 use crate::saved::tree::{SCENE, header, open};
 use crate::saved::{LoadError, SavedVolume};
 use crate::scene::{Scene, SceneMesh};
@@ -82,7 +82,7 @@ impl Scene {
     /// built before it returns.
     pub fn from_saved_bytes(bytes: &[u8]) -> Result<Scene, LoadError> {
         let mut r = open(bytes, SCENE, 0)?;
-        verified(bytes, || decode(&mut r))
+        damage_first(bytes, verified(bytes, || decode(&mut r)))
     }
 }
 

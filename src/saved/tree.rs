@@ -6,7 +6,7 @@ use crate::math::Point;
 use crate::memory::PageArray;
 use crate::mesh::TriMesh;
 use crate::query::MeshTree;
-use crate::saved::format::{Reader, Words, Writer, join, real, verified};
+use crate::saved::format::{Reader, Words, Writer, damage_first, real, verified, verified_pair};
 use crate::saved::{FORMAT_VERSION, LoadError, SavedVolume};
 
 /// What a file holds, in its header.
@@ -131,10 +131,13 @@ impl TriMesh {
     /// [`TriMesh::new`] validates.
     pub fn from_saved_bytes(bytes: &[u8]) -> Result<TriMesh, LoadError> {
         let mut r = open(bytes, MESH, 0)?;
-        let (_, vertices) = r.words(3, "vertices")?;
-        let (_, indices) = r.words(3, "indices")?;
-        r.end()?;
-        verified(bytes, || read_mesh(&vertices, &indices))
+        let decode = |r: &mut Reader<'_>| {
+            let (_, vertices) = r.words(3, "vertices")?;
+            let (_, indices) = r.words(3, "indices")?;
+            r.end()?;
+            verified(bytes, || read_mesh(&vertices, &indices))
+        };
+        damage_first(bytes, decode(&mut r))
     }
 }
 
@@ -179,13 +182,13 @@ impl<V: SavedVolume> MeshTree<V> {
     /// The file must hold a tree of this volume type.
     pub fn from_saved_bytes(bytes: &[u8]) -> Result<Self, LoadError> {
         let mut r = open(bytes, TREE, V::KIND)?;
-        verified(bytes, || Self::decode(&mut r))
+        damage_first(bytes, Self::decode(bytes, &mut r))
     }
 
-    /// The tree's sections, each checked (the checksum aside): the mesh
-    /// and binary tree in one task, the wide layout and leaf triangles in
-    /// another (see [`join`]).
-    fn decode(r: &mut Reader<'_>) -> Result<Self, LoadError> {
+    /// The tree's sections, each checked, and the checksum: the mesh and
+    /// binary tree in one task, the wide layout and leaf triangles in
+    /// another (see [`verified_pair`]).
+    fn decode(bytes: &[u8], r: &mut Reader<'_>) -> Result<Self, LoadError> {
         let (_, vertices) = r.words(3, "vertices")?;
         let (_, indices) = r.words(3, "indices")?;
         let (node_count, nodes) = r.words(V::WORDS + 2, "nodes")?;
@@ -195,7 +198,8 @@ impl<V: SavedVolume> MeshTree<V> {
         r.end()?;
         let order = order.decoded();
         let triangles = leaf_count;
-        let (tree, layout) = join(
+        let ((mesh, bvh), (wide, leaf_triangles)) = verified_pair(
+            bytes,
             || -> Result<_, LoadError> {
                 let mesh = read_mesh(&vertices, &indices)?;
                 let nodes = read_nodes::<V>(node_count, &nodes.decoded())?;
@@ -217,8 +221,7 @@ impl<V: SavedVolume> MeshTree<V> {
                 };
                 Ok((wide, read_leaf_triangles(&leaves.decoded(), &order)?))
             },
-        );
-        let ((mesh, bvh), (wide, leaf_triangles)) = (tree?, layout?);
+        )?;
         if mesh.len() != triangles {
             return Err(LoadError::Corrupt {
                 section: "leaf triangles",
