@@ -161,6 +161,24 @@ impl<A: Into<Point>, B: Into<Point>> From<(A, B)> for Segment {
 
 /// The segment between two points, `t ∈ [0, 1]`: queries take end points
 /// of any type that converts to [`Point`] (`tree.any_hit((eye, target))`).
+///
+/// ```
+/// # use boxtree::{Aabb, MeshTree, Point, TriMesh};
+/// let ball = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 1.0, 2));
+/// let (eye, target) = (Point::new(-3.0, 0.0, 0.0), Point::new(3.0, 0.0, 0.0));
+/// assert!(ball.any_hit((eye, target)).is_some());
+/// // With the `mint` feature, mint's points (and with `glam`, `Vec3`/`Vec3A`):
+/// # #[cfg(feature = "mint")] {
+/// let eye = mint::Point3 { x: -3.0, y: 0.0, z: 0.0 };
+/// let target = mint::Point3 { x: 3.0, y: 0.0, z: 0.0 };
+/// assert!(ball.any_hit((eye, target)).is_some());
+/// # }
+/// # #[cfg(feature = "glam")] {
+/// let hit = ball.closest_hit((glam::Vec3::new(-3.0, 0.0, 0.0), glam::Vec3::ZERO)).unwrap();
+/// let normal: glam::Vec3 = hit.normal.into();
+/// assert!(normal.x < -0.9);
+/// # }
+/// ```
 impl<A: Into<Point>, B: Into<Point>> From<(A, B)> for RaySpan {
     #[inline]
     fn from(ends: (A, B)) -> Self {
