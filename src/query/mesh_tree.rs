@@ -44,22 +44,15 @@ impl<V: BoundingVolume> MeshTree<V> {
     #[must_use]
     pub fn build(mesh: TriMesh, options: &BuildOptions) -> Self {
         let bvh = Bvh::build(&mesh, options);
-        let coordinate_scale = coordinate_scale(&mesh);
         let leaf_triangles = leaf_triangles(&mesh, &bvh);
         let wide = V::wide_layout(&bvh, mesh.soup());
-        MeshTree {
-            mesh,
-            bvh,
-            wide,
-            leaf_triangles,
-            coordinate_scale,
-        }
+        Self::from_parts(mesh, bvh, wide, leaf_triangles)
     }
 
-    /// A tree from checked saved parts (`crate::saved`): the leaf
-    /// triangles' ids must follow `bvh`'s leaf order and `wide` must be
-    /// over it.
-    pub(crate) fn from_saved_parts(
+    /// A tree from its parts, built or loaded and checked (`crate::saved`):
+    /// the leaf triangles' ids must follow `bvh`'s leaf order and `wide`
+    /// must be over it.
+    pub(crate) fn from_parts(
         mesh: TriMesh,
         bvh: Bvh<V>,
         wide: Option<WideLayout>,

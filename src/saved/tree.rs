@@ -229,6 +229,6 @@ impl<V: SavedVolume> MeshTree<V> {
                 reason: "not one per triangle",
             });
         }
-        Ok(MeshTree::from_saved_parts(mesh, bvh, wide, leaf_triangles))
+        Ok(MeshTree::from_parts(mesh, bvh, wide, leaf_triangles))
     }
 }
