@@ -889,3 +889,16 @@ fn moving_meshes_touch_as_every_triangle_pair() {
             .is_none()
     );
 }
+
+#[test]
+fn casts_whose_reach_overflows_do_not_enter_unused_lanes() {
+    // A sphere of radius 2e38 moved 3e38: the grown node boxes and the
+    // path's reach overflow to infinity, where an unused lane's infinite
+    // planes give NaN (the descent read such a lane as a node and indexed
+    // out of bounds).
+    let tree = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 1.0, 1));
+    let cast = ShapeCast::sphere(Point::origin(), 2e38, Vector::new(3e38, 0.0, 0.0));
+    let hit = tree.cast_closest_hit(&cast).expect("starts in contact");
+    assert_eq!(hit.time, 0.0);
+    assert!(tree.cast_any_hit(&cast).is_some());
+}

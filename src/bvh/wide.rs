@@ -449,7 +449,9 @@ impl<const W: usize> WideNode<W> {
         for lane in 0..W {
             entered |= u32::from(enter[lane] <= exit[lane] * EXIT_PADDING) << lane;
         }
-        (enter, entered)
+        // An infinite reach makes an unused lane's infinite planes NaN,
+        // which compares as entered: unused lanes are masked.
+        (enter, entered & self.used_lanes())
     }
 
     /// [`WideNode::ray_entries`] on the instruction set `isa` (see

@@ -337,9 +337,10 @@ impl<V: BoundingVolume> MeshTree<V> {
             t: hit.t,
             triangle: found.triangle,
             barycentric: [hit.w, hit.u, hit.v],
-            normal: tri
-                .normal()
-                .expect("hittable triangles have a representable normal"),
+            // Hittable triangles have a representable normal; only a
+            // forged saved file can flag one that has none, and it gets a
+            // zero normal rather than a panic (`crate::saved`).
+            normal: tri.normal().unwrap_or_else(Vector::zeros),
             front_face: hit.front_face,
         }
     }
