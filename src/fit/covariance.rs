@@ -286,14 +286,74 @@ fn frame_from_eigen(matrix: &M64) -> Option<Matrix> {
     if !matrix.iter().all(|x| x.is_finite()) {
         return None;
     }
-    let eigen = SymmetricEigen::try_new(*matrix, f64::EPSILON, 10_000)?;
-    let mut order = [0usize, 1, 2];
-    order.sort_by(|&i, &j| eigen.eigenvalues[j].total_cmp(&eigen.eigenvalues[i]));
-    let first = eigen.eigenvectors.column(order[0]).into_owned();
-    let second = eigen.eigenvectors.column(order[1]).into_owned();
+    let (first, second) =
+        separated_eigenvectors(matrix).or_else(|| iterative_eigenvectors(matrix))?;
     let frame = orthonormal_frame(&first, &second)?;
     let cast = frame.cast::<Real>();
     cast.iter().all(|x| x.is_finite()).then_some(cast)
+}
+
+/// The eigenvectors of the largest and middle eigenvalues, by nalgebra's
+/// iterative [`SymmetricEigen`] (any symmetric matrix, repeated
+/// eigenvalues included).
+fn iterative_eigenvectors(matrix: &M64) -> Option<(V64, V64)> {
+    let eigen = SymmetricEigen::try_new(*matrix, f64::EPSILON, 10_000)?;
+    let mut order = [0usize, 1, 2];
+    order.sort_by(|&i, &j| eigen.eigenvalues[j].total_cmp(&eigen.eigenvalues[i]));
+    let column = |k: usize| eigen.eigenvectors.column(order[k]).into_owned();
+    Some((column(0), column(1)))
+}
+
+/// The eigenvectors of the largest and middle eigenvalues of a symmetric
+/// matrix in closed form, when all three eigenvalues are well apart:
+/// the eigenvalues from the trigonometric solution of the characteristic
+/// cubic (Smith, "Eigenvalues of a symmetric 3 × 3 matrix", CACM 1961),
+/// each eigenvector as the largest cross product of two rows of
+/// `A − λI` (its null space). About a tenth of an iterative solver's time,
+/// which an OBB tree pays at every node. `None` (the caller then iterates)
+/// when two eigenvalues are within 1e-6 of the spread, or a null space is
+/// not one direction to `f64` precision.
+fn separated_eigenvectors(a: &M64) -> Option<(V64, V64)> {
+    let off = a[(0, 1)].powi(2) + a[(0, 2)].powi(2) + a[(1, 2)].powi(2);
+    let q = a.trace() / 3.0;
+    let diagonal = (a[(0, 0)] - q).powi(2) + (a[(1, 1)] - q).powi(2) + (a[(2, 2)] - q).powi(2);
+    let p = ((diagonal + 2.0 * off) / 6.0).sqrt();
+    if !(p > 0.0) || !p.is_finite() {
+        return None;
+    }
+    let b = (a - M64::identity() * q) / p;
+    let r = (b.determinant() / 2.0).clamp(-1.0, 1.0);
+    let phi = r.acos() / 3.0;
+    let largest = q + 2.0 * p * phi.cos();
+    let smallest = q + 2.0 * p * (phi + 2.0 * std::f64::consts::FRAC_PI_3).cos();
+    let middle = 3.0 * q - largest - smallest;
+    let spread = largest - smallest;
+    if !(largest - middle > 1e-6 * spread && middle - smallest > 1e-6 * spread) {
+        return None;
+    }
+    let null = |lambda: f64| -> Option<V64> {
+        let m = a - M64::identity() * lambda;
+        let rows = [
+            m.row(0).transpose(),
+            m.row(1).transpose(),
+            m.row(2).transpose(),
+        ];
+        let crosses = [
+            rows[0].cross(&rows[1]),
+            rows[0].cross(&rows[2]),
+            rows[1].cross(&rows[2]),
+        ];
+        let best = crosses
+            .iter()
+            .max_by(|x, y| x.norm_squared().total_cmp(&y.norm_squared()))?;
+        // Rank two to f64 precision: the cross product of two rows is not
+        // lost in their rounding.
+        let scale = m.norm_squared();
+        (best.norm_squared() > 1e-20 * scale * scale).then(|| best.normalize())
+    };
+    let (v1, v3) = (null(largest)?, null(smallest)?);
+    let v2 = v3.cross(&v1);
+    (v2.norm_squared() > 0.5).then_some((v1, v2))
 }
 
 /// A right-handed orthonormal frame whose first axis is along `first` and
@@ -323,4 +383,65 @@ pub(crate) fn any_perpendicular(v: &V64) -> V64 {
 /// `v` or `−v`, whichever has a positive largest-magnitude component.
 fn canonical_sign(v: V64) -> V64 {
     if v[v.iamax()] < 0.0 { -v } else { v }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::unit_floats;
+
+    /// Up to sign, as `orthonormal_frame` then fixes it.
+    fn same_axis(a: &V64, b: &V64) -> bool {
+        (a - b).norm() < 1e-7 || (a + b).norm() < 1e-7
+    }
+
+    #[test]
+    fn closed_form_eigenvectors_agree_with_the_iterative_solver() {
+        let mut next = unit_floats(7);
+        let mut closed = 0;
+        for case in 0..3_000 {
+            // A random rotation times random eigenvalues; every fourth case
+            // with two of them equal or nearly so (the closed form declines).
+            let q = nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+                f64::from(next()) - 0.5,
+                f64::from(next()) - 0.5,
+                f64::from(next()) - 0.5,
+                f64::from(next()) - 0.5,
+            ));
+            let r = q.to_rotation_matrix().into_inner();
+            let scale = [1e-12, 1.0, 1e9][case % 3];
+            let mut values = V64::new(
+                f64::from(next()) * scale,
+                f64::from(next()) * scale,
+                f64::from(next()) * scale,
+            );
+            if case % 4 == 0 {
+                values[1] = values[0] * (1.0 + 1e-9 * f64::from(next()));
+            }
+            let a = r * M64::from_diagonal(&values) * r.transpose();
+            let a = (a + a.transpose()) * 0.5;
+            let iterative = iterative_eigenvectors(&a).expect("symmetric");
+            if let Some((v1, v2)) = separated_eigenvectors(&a) {
+                closed += 1;
+                assert!(
+                    same_axis(&v1, &iterative.0),
+                    "{a:?}: {v1:?} vs {:?}",
+                    iterative.0
+                );
+                assert!(
+                    same_axis(&v2, &iterative.1),
+                    "{a:?}: {v2:?} vs {:?}",
+                    iterative.1
+                );
+            } else {
+                // Declined only for eigenvalues close together.
+                let mut sorted = values.as_slice().to_vec();
+                sorted.sort_by(f64::total_cmp);
+                let spread = sorted[2] - sorted[0];
+                let gap = (sorted[1] - sorted[0]).min(sorted[2] - sorted[1]);
+                assert!(gap < 1e-4 * spread, "{values:?}");
+            }
+        }
+        assert!(closed > 2_000, "{closed} of 3,000 in closed form");
+    }
 }
