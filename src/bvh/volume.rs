@@ -103,7 +103,8 @@ pub trait BoundingVolume: Copy + std::fmt::Debug + Send + Sync + 'static {
     /// descend when present (the binary tree otherwise). By default it is
     /// the tree's own topology with the exact box of each node's triangles:
     /// an OBB tree built for overlap then answers rays within a small
-    /// factor of an AABB tree, for about 30 bytes per triangle.
+    /// factor of an AABB tree, for about 50 bytes per triangle (Gottschalk
+    /// trees have one triangle per leaf, so more nodes than SAH trees).
     fn wide_layout(bvh: &Bvh<Self>, mesh: TriangleSoup<'_>) -> Option<WideLayout> {
         Some(WideLayout::from_binary(&bvh.box_twin(mesh)))
     }

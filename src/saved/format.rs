@@ -216,9 +216,9 @@ pub(crate) fn verified_pair<A: Send, B: Send>(
     };
     #[cfg(feature = "parallel")]
     {
-        let ((h1, a), (h2, b)) = join(
-            || join(|| lanes_hash(first), a),
-            || join(|| lanes_hash(second), b),
+        let ((h1, a), (h2, b)) = rayon::join(
+            || rayon::join(|| lanes_hash(first), a),
+            || rayon::join(|| lanes_hash(second), b),
         );
         check((h1, h2))?;
         Ok((a?, b?))
@@ -228,12 +228,6 @@ pub(crate) fn verified_pair<A: Send, B: Send>(
         check((lanes_hash(first), lanes_hash(second)))?;
         Ok((a()?, b()?))
     }
-}
-
-/// Both results, on two of rayon's threads.
-#[cfg(feature = "parallel")]
-fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-    rayon::join(a, b)
 }
 
 /// The float stored in a word.
