@@ -3,6 +3,7 @@
 //! pose, layers and group. The top-level tree is rebuilt on load (0.5 ms
 //! for 2,000 objects): it is small, and rebuilding it is cheaper to trust.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::math::nalgebra::{Quaternion, Translation3};
@@ -24,6 +25,9 @@ impl Scene {
     #[must_use]
     pub fn to_saved_bytes(&self) -> Vec<u8> {
         let mut trees: Vec<SceneMesh> = Vec::new();
+        // Each shared tree's index, by the address of its `Arc`: one lookup
+        // per object, however many distinct trees there are.
+        let mut index_of: HashMap<*const (), usize> = HashMap::new();
         let mut objects: Vec<[u32; OBJECT_WORDS]> = Vec::new();
         for index in 0..self.id_count() {
             let id = crate::scene::ObjectId(index as u32);
@@ -31,13 +35,14 @@ impl Scene {
                 objects.push([0; OBJECT_WORDS]);
                 continue;
             };
-            let tree = match trees.iter().position(|t| t.same_tree(mesh)) {
-                Some(t) => t,
-                None => {
-                    trees.push(mesh.clone());
-                    trees.len() - 1
-                }
+            let address = match mesh {
+                SceneMesh::Aabb(tree) => Arc::as_ptr(tree).cast::<()>(),
+                SceneMesh::Obb(tree) => Arc::as_ptr(tree).cast::<()>(),
             };
+            let tree = *index_of.entry(address).or_insert_with(|| {
+                trees.push(mesh.clone());
+                trees.len() - 1
+            });
             let pose = self.pose(id).expect("a live object");
             let (t, q) = (pose.translation.vector, pose.rotation.quaternion().coords);
             let group = self.group(id).expect("a live object");
