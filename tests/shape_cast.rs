@@ -145,6 +145,30 @@ proptest! {
         };
         check(ours, first_contact(clearance, 1e-4), &tri, 1e-4)?;
     }
+
+    /// An axis parallel to the triangle's plane makes the prism that the
+    /// sweep works on flat: the other branch, checked on its own.
+    #[test]
+    fn flat_capsule_sweeps_match_the_clearance_oracle(
+        tri in triangle_strategy(2.0),
+        a in point(3.0),
+        b in point(3.0),
+        height in -1.0f32..1.0,
+        radius in 0.0f32..0.7,
+        motion in motion_strategy(4.0),
+    ) {
+        let flat = |p: Point| Point::new(p.x, p.y, 0.5);
+        let tri = Triangle::new(flat(tri.a), flat(tri.b), flat(tri.c));
+        let lift = |p: Point| Point::new(p.x, p.y, height);
+        let axis = Segment::new(lift(a), lift(b));
+        let ours = sweep_capsule_triangle(&axis, radius, &motion, &tri);
+        let corners = tri.vertices().map(|v| p64(&v));
+        let (pa, pb, d) = (p64(&axis.a), p64(&axis.b), p64(&Point::from(motion)));
+        let clearance = |t: f64| {
+            segment_triangle(add_scaled(pa, d, t), add_scaled(pb, d, t), corners) - f64::from(radius)
+        };
+        check(ours, first_contact(clearance, 1e-4), &tri, 1e-4)?;
+    }
 }
 
 #[test]

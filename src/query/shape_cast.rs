@@ -142,9 +142,14 @@ impl ShapeCast {
     #[inline(always)]
     fn first_time(&self, tri: &Triangle, t_max: Real) -> Option<(Real, Option<TriangleContact>)> {
         match &self.shape {
-            CastShape::Capsule { axis, radius } => {
-                capsule_triangle_time(axis, *radius, &self.motion, tri).map(|t| (t, None))
-            }
+            CastShape::Capsule { axis, radius } => capsule_triangle_time(
+                axis,
+                *radius,
+                &self.motion,
+                tri,
+                t_max + 4.0 * Real::EPSILON,
+            )
+            .map(|t| (t, None)),
             // A few ulps over, so that a tie at `t_max` (after rounding to
             // `f32`) still reaches the lower-id rule.
             CastShape::Box(obb) => {
@@ -265,6 +270,18 @@ impl ShapeCast {
             end: self.end.map(|end| frame.point(&end)),
         }
     }
+}
+
+/// The earliest contact a closest-hit descent has found so far: its time
+/// and triangle (`position` in the leaf order), with the whole contact
+/// where computing the time gave it (spheres); capsules and boxes compute
+/// theirs once, for the winner.
+#[derive(Clone, Copy)]
+struct Earliest {
+    time: Real,
+    triangle: TriangleId,
+    position: usize,
+    contact: Option<TriangleContact>,
 }
 
 /// The path of a cast's bounding sphere, prepared for node tests.
@@ -392,8 +409,8 @@ impl<V: BoundingVolume> MeshTree<V> {
         wide: &WideLayout,
     ) -> Option<CastHit> {
         let nodes = wide.nodes();
-        let mut best: Option<CastHit> = None;
-        let reach = |best: &Option<CastHit>| best.map_or(1.0, |b| b.time);
+        let mut best: Option<Earliest> = None;
+        let reach = |best: &Option<Earliest>| best.map_or(1.0, |b| b.time);
         let mut items = stack_items();
         // (wide node, 0, entry) or (first leaf position, count ≥ 1, entry).
         let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
@@ -418,7 +435,7 @@ impl<V: BoundingVolume> MeshTree<V> {
             }
             match stack.pop() {
                 Some(next) => current = next,
-                None => return best,
+                None => return self.finish_cast(cast, best),
             }
         }
     }
@@ -432,29 +449,43 @@ impl<V: BoundingVolume> MeshTree<V> {
         })
     }
 
-    /// Offers the triangles of one leaf range to the best contact so far.
+    /// Offers the triangles of one leaf range to the earliest contact so far.
     #[inline(always)]
-    fn cast_leaf(&self, cast: &ShapeCast, first: u32, count: u32, best: &mut Option<CastHit>) {
+    fn cast_leaf(&self, cast: &ShapeCast, first: u32, count: u32, best: &mut Option<Earliest>) {
         for k in first as usize..(first + count) as usize {
             let t_max = best.map_or(1.0, |b| b.time);
             let (tri, triangle) = self.leaf_triangle(k);
             if !cast.may_touch(&tri, t_max) {
                 continue;
             }
-            let Some((time, known)) = cast.first_time(&tri, t_max) else {
+            let Some((time, contact)) = cast.first_time(&tri, t_max) else {
                 continue;
             };
-            let better =
-                best.is_none_or(|b| time < b.time || (time == b.time && triangle < b.triangle));
-            if better && let Some(contact) = known.or_else(|| cast.against(&tri)) {
-                *best = Some(CastHit {
-                    time: contact.time,
+            if best.is_none_or(|b| time < b.time || (time == b.time && triangle < b.triangle)) {
+                *best = Some(Earliest {
+                    time,
                     triangle,
-                    point: contact.point,
-                    normal: contact.normal,
+                    position: k,
+                    contact,
                 });
             }
         }
+    }
+
+    /// The answer of a closest-hit descent: the winner's whole contact,
+    /// computed here once where the descent kept its time alone.
+    fn finish_cast(&self, cast: &ShapeCast, best: Option<Earliest>) -> Option<CastHit> {
+        let best = best?;
+        let contact = match best.contact {
+            Some(contact) => contact,
+            None => cast.against(&self.leaf_triangle(best.position).0)?,
+        };
+        Some(CastHit {
+            time: contact.time,
+            triangle: best.triangle,
+            point: contact.point,
+            normal: contact.normal,
+        })
     }
 
     fn cast_closest_kernel(
@@ -464,8 +495,8 @@ impl<V: BoundingVolume> MeshTree<V> {
         stack: &mut impl TraversalStack<(NodeId, Real)>,
     ) -> Option<CastHit> {
         let bvh = self.bvh();
-        let mut best: Option<CastHit> = None;
-        let reach = |best: &Option<CastHit>| best.map_or(1.0, |b| b.time);
+        let mut best: Option<Earliest> = None;
+        let reach = |best: &Option<Earliest>| best.map_or(1.0, |b| b.time);
         let mut current = (NodeId::ROOT, path.entry(bvh.root_volume(), 1.0)?);
         loop {
             let (id, entry) = current;
@@ -496,7 +527,7 @@ impl<V: BoundingVolume> MeshTree<V> {
             }
             match stack.pop() {
                 Some(next) => current = next,
-                None => return best,
+                None => return self.finish_cast(cast, best),
             }
         }
     }

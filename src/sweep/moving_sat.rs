@@ -23,6 +23,7 @@ pub(crate) type V64 = Vector3<f64>;
 /// start in contact). `axes` pairs each candidate with its size at right
 /// angles; `a` and `b` give the sets' projection intervals (`A` at its
 /// start) on a unit axis. `None` when they stay apart.
+#[inline]
 pub(crate) fn first_overlap(
     axes: &[(V64, f64)],
     d: &V64,
@@ -37,7 +38,7 @@ pub(crate) fn first_overlap(
         if !(length > 1e-12 * size) {
             continue;
         }
-        let l = axis / length;
+        let l = axis * length.recip();
         let ((a_lo, a_hi), (b_lo, b_hi)) = (a(&l), b(&l));
         let v = d.dot(&l);
         // Overlap while a_lo + v t ≤ b_hi and a_hi + v t ≥ b_lo.

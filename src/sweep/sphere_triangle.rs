@@ -10,9 +10,12 @@
 //! the centre's path enters the cylinder of radius `r` around it (§5.3.7)
 //! between the edge's ends; a vertex, where the path enters the sphere of
 //! radius `r` around it (§5.3.2). The same holds for any convex planar
-//! polygon, which is how capsules are done: a capsule swept against an
-//! edge is its axis's start point swept against the parallelogram of axis
-//! and edge (their Minkowski difference), with the capsule's radius.
+//! polygon, which is how capsules are done: a capsule swept against the
+//! triangle is its axis's start point swept against the prism of triangle
+//! and axis (their Minkowski difference), with the capsule's radius. A
+//! moving separating-axis test on the prism's faces rejects most
+//! triangles first; a face reached from outside is the first contact,
+//! with no edge to test.
 //!
 //! Computed in `f64` from the `f32` inputs and rounded once. Fixed with
 //! respect to the usual listings: a sphere touching or overlapping at the
@@ -24,6 +27,7 @@ use crate::bounding_volume::{Aabb, Sphere};
 use crate::intersect::{segment_parameters, segment_triangle};
 use crate::math::{Point, Real, Vector, is_finite_point, is_finite_vector};
 use crate::shape::{Segment, Triangle};
+use crate::sweep::moving_sat::{first_overlap, interval};
 use crate::sweep::swept_box_meets;
 use nalgebra::Vector3;
 
@@ -132,7 +136,7 @@ pub fn sweep_capsule_triangle(
     if !valid {
         return None;
     }
-    let time = capsule_first(axis, radius, motion, tri)?;
+    let time = capsule_first(axis, radius, motion, tri, 1.0)?;
     let (r, d) = (f64::from(radius), motion.cast::<f64>());
     let (a, b) = (wide(&axis.a), wide(&axis.b));
     let corners = tri.vertices().map(|p| wide(&p));
@@ -155,18 +159,60 @@ pub fn sweep_capsule_triangle(
 }
 
 /// [`sweep_capsule_triangle`]'s time alone (without the contact point),
-/// for descents that keep only the earliest contact: valid input assumed.
+/// when it may be at most `t_max`: for descents that keep only the
+/// earliest contact. Valid input assumed.
 pub(crate) fn capsule_triangle_time(
     axis: &Segment,
     radius: Real,
     motion: &Vector,
     tri: &Triangle,
+    t_max: Real,
 ) -> Option<Real> {
-    capsule_first(axis, radius, motion, tri).map(|t| (t as Real).clamp(0.0, 1.0))
+    capsule_first(axis, radius, motion, tri, f64::from(t_max)).map(|t| (t as Real).clamp(0.0, 1.0))
+}
+
+/// A lower bound on the capsule's first contact time with the triangle,
+/// `None` when it cannot touch it within `[0, t_max]`: the moving
+/// separating-axis test on the faces of the prism that the capsule's
+/// start point sweeps against (the triangle's normal and each edge
+/// crossed with the axis `e`), the capsule's interval grown by `r`. Those
+/// axes alone are a necessary condition, not a complete test, so they
+/// only reject and bound; the exact features decide. Grown by a relative
+/// pad far above `f64` rounding, so touching contacts reach them.
+fn prism_entry(a: &V64, e: &V64, r: f64, d: &V64, corners: &[V64; 3], t_max: f64) -> Option<f64> {
+    let edges = [
+        corners[1] - corners[0],
+        corners[2] - corners[1],
+        corners[0] - corners[2],
+    ];
+    let axes = [
+        (edges[0].cross(&edges[1]), edges[0].norm() * edges[1].norm()),
+        (edges[0].cross(e), edges[0].norm() * e.norm()),
+        (edges[1].cross(e), edges[1].norm() * e.norm()),
+        (edges[2].cross(e), edges[2].norm() * e.norm()),
+    ];
+    let scale = [*a, a + e, a + d]
+        .iter()
+        .chain(corners)
+        .map(|p| p.amax())
+        .fold(r, f64::max);
+    let grown = r + 1e-9 * scale;
+    let core = [*a, a + e];
+    let capsule = |l: &V64| {
+        let (lo, hi) = interval(&core, l);
+        (lo - grown, hi + grown)
+    };
+    first_overlap(&axes, d, t_max + 1e-9, capsule, |l| interval(corners, l)).map(|(t, _)| t)
 }
 
 /// The capsule's first contact time in `f64` (0 for a start in contact).
-fn capsule_first(axis: &Segment, radius: Real, motion: &Vector, tri: &Triangle) -> Option<f64> {
+fn capsule_first(
+    axis: &Segment,
+    radius: Real,
+    motion: &Vector,
+    tri: &Triangle,
+    t_max: f64,
+) -> Option<f64> {
     let core = Aabb::new(axis.a.inf(&axis.b), axis.a.sup(&axis.b));
     if !swept_box_meets(&core, radius, motion, tri) {
         return None;
@@ -175,15 +221,23 @@ fn capsule_first(axis: &Segment, radius: Real, motion: &Vector, tri: &Triangle) 
     let (a, b) = (wide(&axis.a), wide(&axis.b));
     let e = b - a;
     let corners = tri.vertices().map(|p| wide(&p));
+    let lower = prism_entry(&a, &e, r, &d, &corners, t_max)?;
     let unit = unit_normal(&corners);
-    if !beyond_plane(&[a, b], r, &corners, unit) && segment_polygon(&a, &b, &corners, unit).0 <= r {
+    if lower == 0.0
+        && !beyond_plane(&[a, b], r, &corners, unit)
+        && segment_polygon(&a, &b, &corners, unit).0 <= r
+    {
         return Some(0.0);
     }
-    // The axis's ends against the triangle; then the axis's side against
-    // each edge, `a` against the face of the parallelogram {q + u f − s e}
-    // (its rim is the ends against the edges, and the vertices against
-    // the side); then each vertex against the side, `a` against the
-    // segment {q − s e}.
+    if let Some(prism) = unit.and_then(|n| Prism::new(&corners, &e, n)) {
+        return prism.first_contact(&a, &b, r, &d);
+    }
+    // A flat prism (the axis parallel to the triangle's plane, or no
+    // area): every feature, faces from either side. The axis's ends
+    // against the triangle; then the axis's side against each edge, `a`
+    // against the face of the parallelogram {q + u f − s e} (its rim is
+    // the ends against the edges, and the vertices against the side);
+    // then each vertex against the side, `a` against the segment {q − s e}.
     let mut best = sweep_point_polygon(&a, r, &d, &corners, unit);
     best = earlier(best, sweep_point_polygon(&b, r, &d, &corners, unit));
     for k in 0..3 {
@@ -194,6 +248,117 @@ fn capsule_first(axis: &Segment, radius: Real, motion: &Vector, tri: &Triangle) 
         best = earlier(best, sweep_point_cylinder(&a, r, &d, &q, &-e));
     }
     best.map(|hit| hit.time)
+}
+
+/// The prism `P = {q − s e : q ∈ T, s ∈ [0, 1]}` that a capsule's start
+/// point `a` sweeps against (the capsule around `a..a+e` touches the
+/// triangle `T` exactly when `a` comes within `r` of `P`), when it has
+/// volume: its five faces with their outward unit normals.
+struct Prism<'a> {
+    corners: &'a [V64; 3],
+    e: V64,
+    /// The triangle's unit normal (corner order) and the sign that turns
+    /// it outward at the face `T` (the face `T − e` faces the other way).
+    normal: V64,
+    outward: f64,
+    /// Each side `k` (corners `q, q + f, q + f − e, q − e`): its unit
+    /// normal in corner order and the sign that turns it outward.
+    sides: [(V64, f64); 3],
+}
+
+impl<'a> Prism<'a> {
+    fn new(corners: &'a [V64; 3], e: &V64, normal: V64) -> Option<Self> {
+        let across = normal.dot(e);
+        if across == 0.0 {
+            return None;
+        }
+        let mut sides = [(V64::zeros(), 0.0); 3];
+        for (k, side) in sides.iter_mut().enumerate() {
+            let (q, f) = (corners[k], corners[(k + 1) % 3] - corners[k]);
+            let n = f.cross(&-e);
+            let length = n.norm();
+            let third = (corners[(k + 2) % 3] - q).dot(&n);
+            if !(length > 0.0) || third == 0.0 {
+                return None;
+            }
+            *side = (n / length, if third > 0.0 { -1.0 } else { 1.0 });
+        }
+        Some(Prism {
+            corners,
+            e: *e,
+            normal,
+            outward: across.signum(),
+            sides,
+        })
+    }
+
+    /// The first time in `[0, 1]` the point `a` moving by `d`, starting
+    /// farther than `r` from the prism, comes within `r` of it (`b = a + e`).
+    ///
+    /// A face touched from outside comes first: the prism lies behind
+    /// that face's plane, which the point reaches no earlier than anything
+    /// else of the prism, so the edges need no test. Otherwise the first
+    /// contact is on an edge or a vertex (a face is reached first only
+    /// from outside): the nine edges' cylinders and six vertices' spheres.
+    fn first_contact(&self, a: &V64, b: &V64, r: f64, d: &V64) -> Option<f64> {
+        let corners = self.corners;
+        let mut face = face_from_outside(a, r, d, corners, &self.normal, self.outward);
+        // `a` against the face `T − e` is `b` against `T`.
+        face = earlier_time(
+            face,
+            face_from_outside(b, r, d, corners, &self.normal, -self.outward),
+        );
+        for (k, (n, outward)) in self.sides.iter().enumerate() {
+            let (q, f) = (corners[k], corners[(k + 1) % 3] - corners[k]);
+            let parallelogram = [q, q + f, q + f - self.e, q - self.e];
+            face = earlier_time(
+                face,
+                face_from_outside(a, r, d, &parallelogram, n, *outward),
+            );
+        }
+        if face.is_some() {
+            return face;
+        }
+        let mut best = None;
+        for k in 0..3 {
+            let (q, f) = (corners[k], corners[(k + 1) % 3] - corners[k]);
+            for p in [a, b] {
+                best = earlier(best, sweep_point_sphere(p, r, d, &q));
+                best = earlier(best, sweep_point_cylinder(p, r, d, &q, &f));
+            }
+            best = earlier(best, sweep_point_cylinder(a, r, d, &q, &-self.e));
+        }
+        best.map(|hit| hit.time)
+    }
+}
+
+/// When the point `p` moving by `d` comes within `r` of the convex planar
+/// polygon `corners` through its face, approaching from the side
+/// `outward · normal` (`normal` the unit normal in corner order) and
+/// starting farther than `r` from the plane.
+fn face_from_outside(
+    p: &V64,
+    r: f64,
+    d: &V64,
+    corners: &[V64],
+    normal: &V64,
+    outward: f64,
+) -> Option<f64> {
+    let s0 = outward * (p - corners[0]).dot(normal);
+    let approach = outward * d.dot(normal);
+    if !(s0 > r && approach < 0.0) {
+        return None;
+    }
+    let time = (s0 - r) / -approach;
+    let foot = p + d * time - normal * (outward * r);
+    (time <= 1.0 && inside(&foot, corners, normal)).then_some(time)
+}
+
+fn earlier_time(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
 }
 
 /// The contact of a shape that starts touching: its core point `core`
