@@ -63,7 +63,7 @@ impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
     }
 }
 
-/// A box's projection interval on a unit axis.
+/// A box's projection interval on an axis (scaled by its length).
 fn box_interval(b: &Obb, l: &V64) -> (f64, f64) {
     let c = b.center.coords.cast::<f64>().dot(l);
     let reach: f64 = (0..3)
@@ -93,6 +93,7 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
         let pad = f64::from(self.pad);
         let grown = |l: &V64| {
             let (lo, hi) = box_interval(b, l);
+            let pad = pad * l.norm();
             (lo - pad, hi + pad)
         };
         first_overlap(&box_axes(a, b), v, t_max, |l| box_interval(a, l), grown).map(|hit| hit.0)

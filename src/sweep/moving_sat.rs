@@ -12,6 +12,10 @@
 //! separates (no division) or rules contact out; candidate axes far
 //! shorter than their size at right angles (parallel edges, degenerate
 //! faces) are skipped, their directions being covered by the others.
+//! Axes are not normalised: each time is a ratio of two projections on
+//! the same axis, so its length cancels, and only the winning axis, the
+//! contact normal, is made a unit vector (a square root and a division
+//! per axis were most of a box–triangle sweep's time).
 
 use nalgebra::Vector3;
 
@@ -22,7 +26,8 @@ pub(crate) type V64 = Vector3<f64>;
 /// normal from `B` towards `A` of the axis that closed last (zero at a
 /// start in contact). `axes` pairs each candidate with its size at right
 /// angles; `a` and `b` give the sets' projection intervals (`A` at its
-/// start) on a unit axis. `None` when they stay apart.
+/// start) on an axis as given, which need not be a unit vector: any
+/// padding must scale with its length. `None` when they stay apart.
 #[inline]
 pub(crate) fn first_overlap(
     axes: &[(V64, f64)],
@@ -33,14 +38,12 @@ pub(crate) fn first_overlap(
 ) -> Option<(f64, V64)> {
     let (mut enter, mut exit) = (f64::NEG_INFINITY, f64::INFINITY);
     let mut normal = V64::zeros();
-    for (axis, size) in axes {
-        let length = axis.norm();
-        if !(length > 1e-12 * size) {
+    for (l, size) in axes {
+        if !(l.norm_squared() > (1e-12 * size).powi(2)) {
             continue;
         }
-        let l = axis * length.recip();
-        let ((a_lo, a_hi), (b_lo, b_hi)) = (a(&l), b(&l));
-        let v = d.dot(&l);
+        let ((a_lo, a_hi), (b_lo, b_hi)) = (a(l), b(l));
+        let v = d.dot(l);
         // Overlap while a_lo + v t ≤ b_hi and a_hi + v t ≥ b_lo.
         let (until, from) = (b_hi - a_lo, b_lo - a_hi);
         let (start, end, side) = if v == 0.0 {
@@ -67,7 +70,7 @@ pub(crate) fn first_overlap(
     if enter <= 0.0 {
         return Some((0.0, V64::zeros()));
     }
-    Some((enter, normal))
+    Some((enter, normal.normalize()))
 }
 
 /// The projection interval of `points` on `l`.

@@ -200,6 +200,7 @@ fn prism_entry(a: &V64, e: &V64, r: f64, d: &V64, corners: &[V64; 3], t_max: f64
     let core = [*a, a + e];
     let capsule = |l: &V64| {
         let (lo, hi) = interval(&core, l);
+        let grown = grown * l.norm();
         (lo - grown, hi + grown)
     };
     first_overlap(&axes, d, t_max + 1e-9, capsule, |l| interval(corners, l)).map(|(t, _)| t)
