@@ -16,7 +16,7 @@
 use crate::bounding_volume::Aabb;
 use crate::bvh::ray::EXIT_PADDING;
 use crate::bvh::{Bvh, NodeId, NodeKind, TraversalRay};
-use crate::math::Real;
+use crate::math::{Real, Vector};
 use crate::memory::PageArray;
 use crate::simd::{BoxDistanceInput, Isa, SlabInput};
 
@@ -408,16 +408,17 @@ impl<const W: usize> WideNode<W> {
         }
     }
 
-    /// Where the ray enters each child box grown by `reach` on every side
-    /// (its Minkowski sum with a cube), within `[0, t_max]`: the node test
-    /// of shape casts, whose path is a bounding sphere's centre. Growing
-    /// the box moves the near plane by `reach` towards the origin and the
-    /// far plane away, so each takes its own shifted origin.
+    /// Where the ray enters each child box grown by `reach[axis]` on both
+    /// sides along each axis (its Minkowski sum with a box of those
+    /// half-extents), within `[0, t_max]`: the node test of shape casts,
+    /// whose path is the shape's centre. Growing the box moves the near
+    /// plane by the reach towards the origin and the far plane away, so
+    /// each takes its own shifted origin.
     #[inline(always)]
     pub(crate) fn grown_entries(
         &self,
         ray: &TraversalRay,
-        reach: Real,
+        reach: &Vector,
         t_max: Real,
     ) -> ([Real; W], u32) {
         let mut enter = [0.0; W];
@@ -427,7 +428,7 @@ impl<const W: usize> WideNode<W> {
             let near_side = usize::from(negative);
             let near = &self.bounds[near_side][axis];
             let far = &self.bounds[1 - near_side][axis];
-            let toward = if negative { -reach } else { reach };
+            let toward = if negative { -reach[axis] } else { reach[axis] };
             let (o_near, o_far) = (ray.origin[axis] + toward, ray.origin[axis] - toward);
             let inv = ray.inverse_direction[axis];
             for lane in 0..W {

@@ -1,10 +1,12 @@
 //! Shape casts: a sphere, a capsule or a box moving along a straight path
 //! through a mesh, and where it first touches.
 //!
-//! The descent follows the path of the shape's bounding sphere (centre
-//! `c + t·motion`, radius `R`) through the node volumes grown by `R` (the
-//! box around each volume, its half-extents plus `R` and a rounding pad):
-//! a node that the path does not enter cannot be touched. AABB trees are
+//! The descent follows the path of the shape's centre (`c + t·motion`)
+//! through the node volumes grown by the shape: axis-aligned boxes by the
+//! half-extents of the shape's own box (their Minkowski sum, as the shape
+//! does not turn), other volumes by its bounding sphere's radius, both
+//! with a rounding pad: a node that the path does not enter cannot be
+//! touched. AABB trees are
 //! descended in their 8-wide layout (`WideNode::grown_entries`), other
 //! volumes in the binary tree. The closest-hit descent takes nearer
 //! children first and drops nodes entered after the best contact so far,
@@ -233,6 +235,19 @@ impl ShapeCast {
             }
     }
 
+    /// The half-extents of the shape's axis-aligned box, about the centre
+    /// of [`ShapeCast::bounding_sphere`] (for every shape also the box's
+    /// centre).
+    fn half_extents(&self) -> Vector {
+        match &self.shape {
+            CastShape::Sphere(s) => Vector::repeat(s.radius),
+            CastShape::Capsule { axis, radius } => {
+                ((axis.b - axis.a) * 0.5).abs().add_scalar(*radius)
+            }
+            CastShape::Box(b) => b.axes.abs() * b.half_extents,
+        }
+    }
+
     /// The centre and radius of a sphere around the shape at the start.
     fn bounding_sphere(&self) -> (Point, Real) {
         match &self.shape {
@@ -284,10 +299,15 @@ struct Earliest {
     contact: Option<TriangleContact>,
 }
 
-/// The path of a cast's bounding sphere, prepared for node tests.
+/// The path of a cast's centre, prepared for node tests: a node is
+/// entered when the path meets it grown by the shape's reach.
 pub(crate) struct CastPath {
     ray: TraversalRay,
-    /// The bounding sphere's radius plus the rounding pad.
+    /// The shape's box half-extents plus the rounding pad: the exact
+    /// growth of an axis-aligned node (the shape turns not).
+    extents: Vector,
+    /// Its bounding sphere's radius plus the pad: the growth of an
+    /// oriented node.
     reach: Real,
 }
 
@@ -296,25 +316,25 @@ impl CastPath {
         let (centre, radius) = cast.bounding_sphere();
         // Box tests round by a few ulps of the coordinates involved.
         let scale = coordinate_scale + centre.coords.amax() + cast.motion.amax() + radius;
+        let pad = 16.0 * Real::EPSILON * scale;
         CastPath {
             ray: TraversalRay::new(&Ray::new(centre, cast.motion)),
-            reach: radius + 16.0 * Real::EPSILON * scale,
+            extents: cast.half_extents().add_scalar(pad),
+            reach: radius + pad,
         }
     }
 
-    /// When the path enters `volume` grown by the reach, within `[0, t_max]`.
+    /// When the path enters `volume` grown by the shape, within `[0, t_max]`.
     #[inline(always)]
     pub(crate) fn entry<V: BoundingVolume>(&self, volume: &V, t_max: Real) -> Option<Real> {
         let mut grown = volume.oriented_box();
-        grown.half_extents = grown.half_extents.add_scalar(self.reach);
         if grown.axes == Matrix::identity() {
             // An axis-aligned volume: the slab test, no change of frame.
-            let (min, max) = (
-                grown.center - grown.half_extents,
-                grown.center + grown.half_extents,
-            );
+            let half = grown.half_extents + self.extents;
+            let (min, max) = (grown.center - half, grown.center + half);
             return self.ray.slab_entry(&min, &max, 0.0, t_max);
         }
+        grown.half_extents = grown.half_extents.add_scalar(self.reach);
         grown.ray_entry(&self.ray, 0.0, t_max)
     }
 }
@@ -385,7 +405,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         let mut index = 0u32;
         loop {
             let node = &nodes[index as usize];
-            let (_, entered) = node.grown_entries(&path.ray, path.reach, 1.0);
+            let (_, entered) = node.grown_entries(&path.ray, &path.extents, 1.0);
             let leaves = entered & node.leaf_lanes();
             for lane in crate::bvh::set_bits(u64::from(leaves)) {
                 let (first, count) = node.leaf_range(lane);
@@ -420,7 +440,8 @@ impl<V: BoundingVolume> MeshTree<V> {
             if entry <= reach(&best) {
                 if count == 0 {
                     let node = &nodes[at as usize];
-                    let (enter, entered) = node.grown_entries(&path.ray, path.reach, reach(&best));
+                    let (enter, entered) =
+                        node.grown_entries(&path.ray, &path.extents, reach(&best));
                     let (lanes, n) = node.children_by_key(entered, |lane| enter[lane]);
                     if let Some((&(t, at, count), farther)) = lanes[..n].split_first() {
                         for &(t, at, count) in farther.iter().rev() {
