@@ -25,8 +25,9 @@ use crate::query::frame::LocalFrame;
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::{Ray, Segment, Triangle, TriangleId};
 use crate::sweep::{
-    TriangleContact, box_triangle_time, capsule_triangle_time, sweep_box_triangle,
-    sweep_capsule_triangle, sweep_point_along, sweep_sphere_triangle, swept_box_meets,
+    TriangleContact, box_triangle_time, capsule_triangle_time, sphere_triangle_contact,
+    sweep_box_triangle, sweep_capsule_triangle, sweep_point_along, sweep_sphere_triangle,
+    swept_box_meets,
 };
 
 /// The shape a [`ShapeCast`] moves (more shapes may come: match with a
@@ -157,6 +158,10 @@ impl ShapeCast {
             CastShape::Box(obb) => {
                 box_triangle_time(obb, &self.motion, tri, t_max + 4.0 * Real::EPSILON)
                     .map(|t| (t, None))
+            }
+            // A sphere's whole contact costs little more than its time.
+            CastShape::Sphere(sphere) if sphere.radius > 0.0 => {
+                sphere_triangle_contact(sphere, &self.motion, tri).map(|c| (c.time, Some(c)))
             }
             _ => self.against(tri).map(|c| (c.time, Some(c))),
         }

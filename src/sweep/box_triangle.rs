@@ -23,6 +23,14 @@ use crate::sweep::{TriangleContact, swept_box_meets};
 /// input or negative half-extents answer `None`.
 #[must_use]
 pub fn sweep_box_triangle(obb: &Obb, motion: &Vector, tri: &Triangle) -> Option<TriangleContact> {
+    let valid = is_finite_point(&obb.center)
+        && obb.axes.iter().all(|x| x.is_finite())
+        && obb.half_extents.iter().all(|h| h.is_finite() && *h >= 0.0)
+        && is_finite_vector(motion)
+        && tri.vertices().iter().all(is_finite_point);
+    if !valid || !swept_box_meets(&obb.to_aabb(), 0.0, motion, tri) {
+        return None;
+    }
     let (time, mut normal) = box_first(obb, motion, tri, 1.0)?;
     let wide = |v: &Vector| v.cast::<f64>();
     let centre = wide(&obb.center.coords);
@@ -41,7 +49,8 @@ pub fn sweep_box_triangle(obb: &Obb, motion: &Vector, tri: &Triangle) -> Option<
 }
 
 /// [`sweep_box_triangle`]'s time alone, when it is at most `t_max`: for
-/// descents that keep only the earliest contact.
+/// descents that keep only the earliest contact, which have checked the
+/// cast and the triangle's box.
 pub(crate) fn box_triangle_time(
     obb: &Obb,
     motion: &Vector,
@@ -52,19 +61,8 @@ pub(crate) fn box_triangle_time(
 }
 
 /// The first contact time in `[0, t_max]` (in `f64`) and the normal of
-/// the axis that closed last (zero at a start in contact).
+/// the axis that closed last (zero at a start in contact), for valid input.
 fn box_first(obb: &Obb, motion: &Vector, tri: &Triangle, t_max: f64) -> Option<(f64, V64)> {
-    let valid = is_finite_point(&obb.center)
-        && obb.axes.iter().all(|x| x.is_finite())
-        && obb.half_extents.iter().all(|h| h.is_finite() && *h >= 0.0)
-        && is_finite_vector(motion)
-        && tri.vertices().iter().all(is_finite_point);
-    if !valid {
-        return None;
-    }
-    if !swept_box_meets(&obb.to_aabb(), 0.0, motion, tri) {
-        return None;
-    }
     let wide = |v: &Vector| v.cast::<f64>();
     let centre = wide(&obb.center.coords);
     let axes: [V64; 3] = std::array::from_fn(|i| wide(&obb.axes.column(i).into_owned()));

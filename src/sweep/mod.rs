@@ -30,10 +30,10 @@ pub use box_triangle::sweep_box_triangle;
 pub(crate) use moving_sat::{V64, first_overlap};
 pub use sphere_plane::{SpherePlaneHit, sweep_sphere_plane};
 pub use sphere_sphere::sweep_sphere_sphere;
-pub(crate) use sphere_triangle::capsule_triangle_time;
 pub use sphere_triangle::{
     TriangleContact, sweep_capsule_triangle, sweep_point_along, sweep_sphere_triangle,
 };
+pub(crate) use sphere_triangle::{capsule_triangle_time, sphere_triangle_contact};
 pub use triangle_triangle::sweep_triangle_triangle;
 
 /// The cheap rejection every triangle sweep starts with: false when the

@@ -85,6 +85,17 @@ pub fn sweep_sphere_triangle(
     if sphere.radius == 0.0 {
         return sweep_point_along(&Segment::new(sphere.center, sphere.center + motion), tri);
     }
+    sphere_triangle_contact(sphere, motion, tri)
+}
+
+/// [`sweep_sphere_triangle`] for a sphere of positive radius, after its
+/// checks: for descents that have checked the cast once and each
+/// triangle's box already.
+pub(crate) fn sphere_triangle_contact(
+    sphere: &Sphere,
+    motion: &Vector,
+    tri: &Triangle,
+) -> Option<TriangleContact> {
     let (c, r, d) = (
         wide(&sphere.center),
         f64::from(sphere.radius),
@@ -133,7 +144,8 @@ pub fn sweep_capsule_triangle(
         && tri.vertices().iter().all(is_finite_point)
         && radius.is_finite()
         && radius >= 0.0;
-    if !valid {
+    let core = Aabb::new(axis.a.inf(&axis.b), axis.a.sup(&axis.b));
+    if !valid || !swept_box_meets(&core, radius, motion, tri) {
         return None;
     }
     let time = capsule_first(axis, radius, motion, tri, 1.0)?;
@@ -160,7 +172,7 @@ pub fn sweep_capsule_triangle(
 
 /// [`sweep_capsule_triangle`]'s time alone (without the contact point),
 /// when it may be at most `t_max`: for descents that keep only the
-/// earliest contact. Valid input assumed.
+/// earliest contact, which have checked the cast and the triangle's box.
 pub(crate) fn capsule_triangle_time(
     axis: &Segment,
     radius: Real,
@@ -206,7 +218,8 @@ fn prism_entry(a: &V64, e: &V64, r: f64, d: &V64, corners: &[V64; 3], t_max: f64
     first_overlap(&axes, d, t_max + 1e-9, capsule, |l| interval(corners, l)).map(|(t, _)| t)
 }
 
-/// The capsule's first contact time in `f64` (0 for a start in contact).
+/// The capsule's first contact time in `f64` (0 for a start in contact),
+/// for valid input.
 fn capsule_first(
     axis: &Segment,
     radius: Real,
@@ -214,10 +227,6 @@ fn capsule_first(
     tri: &Triangle,
     t_max: f64,
 ) -> Option<f64> {
-    let core = Aabb::new(axis.a.inf(&axis.b), axis.a.sup(&axis.b));
-    if !swept_box_meets(&core, radius, motion, tri) {
-        return None;
-    }
     let (r, d) = (f64::from(radius), motion.cast::<f64>());
     let (a, b) = (wide(&axis.a), wide(&axis.b));
     let e = b - a;
