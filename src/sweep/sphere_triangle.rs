@@ -102,6 +102,9 @@ pub(crate) fn sphere_triangle_contact(
         motion.cast::<f64>(),
     );
     let corners = tri.vertices().map(|p| wide(&p));
+    if passes_beside(&c, r, &d, &corners) {
+        return None;
+    }
     // The plane's distance bounds the triangle's: far from the plane, no
     // contact at the start.
     let unit = unit_normal(&corners);
@@ -112,6 +115,23 @@ pub(crate) fn sphere_triangle_contact(
         }
     }
     sweep_point_polygon(&c, r, &d, &corners, unit).map(|hit| hit.rounded())
+}
+
+/// True when the sphere's path passes beside the triangle: on an axis
+/// across both the motion and an edge the sphere's projection stands
+/// still, and lies beyond the triangle's by more than `r` (compared
+/// squared, the axes unnormalised). A rejection only, padded far above
+/// `f64` rounding; the sweep decides every other case.
+fn passes_beside(c: &V64, r: f64, d: &V64, corners: &[V64; 3]) -> bool {
+    (0..3).any(|k| {
+        let axis = (corners[(k + 1) % 3] - corners[k]).cross(d);
+        let (lo, hi) = interval(corners, &axis);
+        let at = c.dot(&axis);
+        let gap = (lo - at).max(at - hi);
+        gap > 0.0
+            && gap * gap
+                > (r * r + 1e-9 * (r * r + at * at / axis.norm_squared())) * axis.norm_squared()
+    })
 }
 
 /// A point moving along `path`: the watertight segment test with exact
@@ -187,7 +207,9 @@ pub(crate) fn capsule_triangle_time(
 /// `None` when it cannot touch it within `[0, t_max]`: the moving
 /// separating-axis test on the faces of the prism that the capsule's
 /// start point sweeps against (the triangle's normal and each edge
-/// crossed with the axis `e`), the capsule's interval grown by `r`. Those
+/// crossed with the axis `e`) and on the directions across the motion
+/// (the axis and each edge crossed with it), the capsule's interval grown
+/// by `r`. Those
 /// axes alone are a necessary condition, not a complete test, so they
 /// only reject and bound; the exact features decide. Grown by a relative
 /// pad far above `f64` rounding, so touching contacts reach them.
@@ -197,11 +219,19 @@ fn prism_entry(a: &V64, e: &V64, r: f64, d: &V64, corners: &[V64; 3], t_max: f64
         corners[2] - corners[1],
         corners[0] - corners[2],
     ];
+    let lengths = edges.map(|f| f.norm());
+    let (length, travel) = (e.norm(), d.norm());
     let axes = [
-        (edges[0].cross(&edges[1]), edges[0].norm() * edges[1].norm()),
-        (edges[0].cross(e), edges[0].norm() * e.norm()),
-        (edges[1].cross(e), edges[1].norm() * e.norm()),
-        (edges[2].cross(e), edges[2].norm() * e.norm()),
+        // Across the motion the capsule's projection stands still: its
+        // path's plane (axis × motion) and each edge × motion.
+        (e.cross(d), length * travel),
+        (edges[0].cross(d), lengths[0] * travel),
+        (edges[1].cross(d), lengths[1] * travel),
+        (edges[2].cross(d), lengths[2] * travel),
+        (edges[0].cross(&edges[1]), lengths[0] * lengths[1]),
+        (edges[0].cross(e), lengths[0] * length),
+        (edges[1].cross(e), lengths[1] * length),
+        (edges[2].cross(e), lengths[2] * length),
     ];
     let scale = [*a, a + e, a + d]
         .iter()
