@@ -439,6 +439,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         let mut items = stack_items();
         // (wide node, 0, entry) or (first leaf position, count ≥ 1, entry).
         let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
+        let mut lanes = [(0.0, 0, 0); 8];
         let mut current = (0u32, 0u32, 0.0);
         loop {
             let (at, count, entry) = current;
@@ -447,7 +448,7 @@ impl<V: BoundingVolume> MeshTree<V> {
                     let node = &nodes[at as usize];
                     let (enter, entered) =
                         node.grown_entries(&path.ray, &path.extents, reach(&best));
-                    let (lanes, n) = node.children_by_key(entered, |lane| enter[lane]);
+                    let n = node.children_by_key(entered, |lane| enter[lane], &mut lanes);
                     if let Some((&(t, at, count), farther)) = lanes[..n].split_first() {
                         for &(t, at, count) in farther.iter().rev() {
                             stack.push((at, count, t));

@@ -136,6 +136,7 @@ fn descend(
     let mut items = stack_items();
     // (wide node, 0, distance) or (object, 1, distance).
     let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
+    let mut lanes = [(0.0, 0, 0); 8];
     let mut current = (0u32, 0u32, 0.0);
     loop {
         let (at, count, d) = current;
@@ -144,8 +145,11 @@ fn descend(
                 let node = &nodes[at as usize];
                 let r = reach(best);
                 let distances = node.point_distances_on(Baseline::default(), p, r * r);
-                let (lanes, n) =
-                    node.children_by_key(distances.within, |lane| distances.squared[lane].sqrt());
+                let n = node.children_by_key(
+                    distances.within,
+                    |lane| distances.squared[lane].sqrt(),
+                    &mut lanes,
+                );
                 if let Some((&(d, at, count), farther)) = lanes[..n].split_first() {
                     for &(d, at, count) in farther.iter().rev() {
                         stack.push((at, count, d));

@@ -311,6 +311,7 @@ impl Scene {
         let mut items = stack_items();
         // (wide node, 0, entry) or (object, 1, entry).
         let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
+        let mut lanes = [(0.0, 0, 0); 8];
         let mut current = (0u32, 0u32, span.t_min);
         loop {
             let (at, count, entry) = current;
@@ -318,8 +319,8 @@ impl Scene {
                 if count == 0 {
                     let node = &nodes[at as usize];
                     let spans = node.ray_entries_on(isa, ray, span.t_min, reach_of(best), NO_ENDS);
-                    let (lanes, entered) =
-                        node.children_by_key(spans.entered, |lane| spans.enter[lane]);
+                    let entered =
+                        node.children_by_key(spans.entered, |lane| spans.enter[lane], &mut lanes);
                     if let Some((&(t, at, count), farther)) = lanes[..entered].split_first() {
                         for &(t, at, count) in farther.iter().rev() {
                             stack.push((at, count, t));
