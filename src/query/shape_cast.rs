@@ -382,17 +382,25 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// for a free path and for invalid casts (see [`MeshTree::cast_any_hit`]).
     #[must_use]
     pub fn cast_closest_hit(&self, cast: &ShapeCast) -> Option<CastHit> {
+        self.cast_closest_within(cast, 1.0)
+    }
+
+    /// [`MeshTree::cast_closest_hit`] searching no later than `limit`
+    /// (contacts at `limit` included): a scene asks each object only for
+    /// contacts no later than its best so far.
+    pub(crate) fn cast_closest_within(&self, cast: &ShapeCast, limit: Real) -> Option<CastHit> {
         if !cast.is_valid() {
             return None;
         }
         let path = CastPath::new(cast, self.coordinate_scale());
         if let Some(wide) = self.wide().filter(|w| w.fits_array_stack()) {
-            return self.cast_closest_wide(cast, &path, wide);
+            return self.cast_closest_wide(cast, &path, wide, limit);
         }
         if self.bvh().fits_array_stack() {
-            self.cast_closest_kernel(cast, &path, &mut ArrayStack::new(&mut stack_items()))
+            let mut items = stack_items();
+            self.cast_closest_kernel(cast, &path, &mut ArrayStack::new(&mut items), limit)
         } else {
-            self.cast_closest_kernel(cast, &path, &mut Vec::new())
+            self.cast_closest_kernel(cast, &path, &mut Vec::new(), limit)
         }
     }
 
@@ -432,10 +440,11 @@ impl<V: BoundingVolume> MeshTree<V> {
         cast: &ShapeCast,
         path: &CastPath,
         wide: &WideLayout,
+        limit: Real,
     ) -> Option<CastHit> {
         let nodes = wide.nodes();
         let mut best: Option<Earliest> = None;
-        let reach = |best: &Option<Earliest>| best.map_or(1.0, |b| b.time);
+        let reach = |best: &Option<Earliest>| best.map_or(limit, |b| b.time);
         let mut items = stack_items();
         // (wide node, 0, entry) or (first leaf position, count ≥ 1, entry).
         let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
@@ -457,7 +466,7 @@ impl<V: BoundingVolume> MeshTree<V> {
                         continue;
                     }
                 } else {
-                    self.cast_leaf(cast, at, count, &mut best);
+                    self.cast_leaf(cast, (at, count), limit, &mut best);
                 }
             }
             match stack.pop() {
@@ -478,9 +487,15 @@ impl<V: BoundingVolume> MeshTree<V> {
 
     /// Offers the triangles of one leaf range to the earliest contact so far.
     #[inline(always)]
-    fn cast_leaf(&self, cast: &ShapeCast, first: u32, count: u32, best: &mut Option<Earliest>) {
+    fn cast_leaf(
+        &self,
+        cast: &ShapeCast,
+        (first, count): (u32, u32),
+        limit: Real,
+        best: &mut Option<Earliest>,
+    ) {
         for k in first as usize..(first + count) as usize {
-            let t_max = best.map_or(1.0, |b| b.time);
+            let t_max = best.map_or(limit, |b| b.time);
             let (tri, triangle) = self.leaf_triangle(k);
             // Once a contact at the start is known, only a lower id can
             // win (no time comes earlier): the others need no test. Casts
@@ -527,11 +542,12 @@ impl<V: BoundingVolume> MeshTree<V> {
         cast: &ShapeCast,
         path: &CastPath,
         stack: &mut impl TraversalStack<(NodeId, Real)>,
+        limit: Real,
     ) -> Option<CastHit> {
         let bvh = self.bvh();
         let mut best: Option<Earliest> = None;
-        let reach = |best: &Option<Earliest>| best.map_or(1.0, |b| b.time);
-        let mut current = (NodeId::ROOT, path.entry(bvh.root_volume(), 1.0)?);
+        let reach = |best: &Option<Earliest>| best.map_or(limit, |b| b.time);
+        let mut current = (NodeId::ROOT, path.entry(bvh.root_volume(), limit)?);
         loop {
             let (id, entry) = current;
             if entry <= reach(&best) {
@@ -555,7 +571,7 @@ impl<V: BoundingVolume> MeshTree<V> {
                         }
                     }
                     NodeKind::Leaf { first, count } => {
-                        self.cast_leaf(cast, first, count, &mut best)
+                        self.cast_leaf(cast, (first, count), limit, &mut best)
                     }
                 }
             }

@@ -144,11 +144,15 @@ impl Scene {
             |b: &Aabb| path.entry(b, reach.get()).is_some(),
             |index, object| {
                 let id = ObjectId(index);
-                if !filter.accepts(id, object.layers) {
+                // After a contact at the start only a lower object id wins.
+                let later = best.is_some_and(|b| b.hit.time == 0.0 && id > b.object);
+                if later || !filter.accepts(id, object.layers) {
                     return Visit::Continue;
                 }
                 let local = cast.in_frame(&object.frame());
-                let hit = with_tree!(&object.mesh, tree => tree.cast_closest_hit(&local));
+                // Each object searches no later than the best contact so far.
+                let hit =
+                    with_tree!(&object.mesh, tree => tree.cast_closest_within(&local, reach.get()));
                 if let Some(hit) = hit {
                     let found = SceneCastHit {
                         object: id,
