@@ -1,0 +1,310 @@
+//! numpy in: shapes, dtypes and index checks, and the one rule for copies.
+//!
+//! A batch of `N` points is an `(N, 3)` array. Native float32 C-contiguous
+//! arrays are read where they lie (read-only views and memory maps
+//! included); float64 and strided arrays are read through their strides,
+//! float64 rounded to float32 on the way, a block at a time into a small
+//! staging buffer ([`crate::batch::BLOCK`] rows), so a batch never copies its
+//! whole input. Integer and other float dtypes are converted once by
+//! numpy to float64, and lists and other array-likes go through
+//! `numpy.asarray` once.
+
+use std::ops::Range;
+
+use boxtree::Point;
+use numpy::ndarray::ArrayView2;
+use numpy::{
+    PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+
+use crate::errors::{MeshError, array_error};
+
+/// `obj` as a numpy array: itself when it is one, else `numpy.asarray(obj)`.
+pub(crate) fn ndarray<'py>(
+    obj: &Bound<'py, PyAny>,
+    name: &str,
+) -> PyResult<Bound<'py, PyUntypedArray>> {
+    if let Ok(array) = obj.cast::<PyUntypedArray>() {
+        return Ok(array.clone());
+    }
+    let numpy = obj.py().import("numpy")?;
+    let array = numpy
+        .call_method1("asarray", (obj,))
+        .map_err(|e| array_error(format!("{name} is not an array of numbers: {e}")))?;
+    Ok(array.cast_into::<PyUntypedArray>()?)
+}
+
+/// The shape as numpy prints it, for messages.
+fn shape_text(array: &Bound<'_, PyUntypedArray>) -> String {
+    match array.shape() {
+        [n] => format!("({n},)"),
+        dims => format!(
+            "({})",
+            dims.iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Floats to read: native float32 or float64, kept as numpy holds them.
+enum Floats<'py> {
+    F32(PyReadonlyArray2<'py, f32>),
+    F64(PyReadonlyArray2<'py, f64>),
+}
+
+/// A 2-D array as floats: float32 and float64 as they are, integers and
+/// other floats converted once by numpy to float64, anything else refused.
+fn floats<'py>(array: &Bound<'py, PyUntypedArray>, name: &str) -> PyResult<Floats<'py>> {
+    let py = array.py();
+    let dtype = array.dtype();
+    if dtype.is_equiv_to(&numpy::dtype::<f32>(py)) {
+        let typed = array.cast::<PyArray2<f32>>()?;
+        return Ok(Floats::F32(typed.try_readonly().map_err(busy(name))?));
+    }
+    if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) {
+        let typed = array.cast::<PyArray2<f64>>()?;
+        return Ok(Floats::F64(typed.try_readonly().map_err(busy(name))?));
+    }
+    numeric(array, name)?;
+    let converted = array.call_method1("astype", (numpy::dtype::<f64>(py),))?;
+    let typed = converted.cast_into::<PyArray2<f64>>()?;
+    Ok(Floats::F64(typed.try_readonly().map_err(busy(name))?))
+}
+
+/// A `TypeError` unless the array holds floats or integers.
+pub(crate) fn numeric(array: &Bound<'_, PyUntypedArray>, name: &str) -> PyResult<()> {
+    let dtype = array.dtype();
+    if matches!(dtype.kind(), b'f' | b'i' | b'u') {
+        return Ok(());
+    }
+    Err(PyTypeError::new_err(format!(
+        "{name} must hold real numbers (float32 is read in place); got dtype {}",
+        dtype.str()?
+    )))
+}
+
+/// The error for an array that Rust code is writing elsewhere.
+fn busy(name: &str) -> impl FnOnce(numpy::BorrowError) -> PyErr + '_ {
+    move |e| array_error(format!("{name} cannot be read now: {e}"))
+}
+
+/// `N` rows of three coordinates, borrowed from numpy for the call.
+pub(crate) struct Rows<'py>(Floats<'py>);
+
+/// A batch of points as numpy has it, to read from any thread.
+#[derive(Clone, Copy)]
+pub(crate) enum RowsView<'a> {
+    /// Native float32, C-contiguous and aligned: read in place.
+    InPlace(&'a [Point]),
+    /// Float32 with other strides.
+    F32(ArrayView2<'a, f32>),
+    /// Float64, rounded to float32 as it is read.
+    F64(ArrayView2<'a, f64>),
+}
+
+/// `obj` as an `(N, 3)` array of coordinates (`N` may be 0).
+pub(crate) fn rows<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Rows<'py>> {
+    let array = ndarray(obj, name)?;
+    rows_of(&array, name)
+}
+
+/// `array` as an `(N, 3)` array of coordinates.
+pub(crate) fn rows_of<'py>(array: &Bound<'py, PyUntypedArray>, name: &str) -> PyResult<Rows<'py>> {
+    numeric(array, name)?;
+    if array.ndim() != 2 || array.shape()[1] != 3 {
+        return Err(array_error(format!(
+            "{name} must have shape (N, 3); got {}",
+            shape_text(array)
+        )));
+    }
+    Ok(Rows(floats(array, name)?))
+}
+
+/// `obj` as one point: a sequence or array of three numbers.
+pub(crate) fn point(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Point> {
+    let array = ndarray(obj, name)?;
+    point_of(&array, name)
+}
+
+/// `array` as one point: shape `(3,)`.
+pub(crate) fn point_of(array: &Bound<'_, PyUntypedArray>, name: &str) -> PyResult<Point> {
+    if array.shape() != [3] {
+        return Err(array_error(format!(
+            "{name} must have shape (3,); got {}",
+            shape_text(array)
+        )));
+    }
+    let as_row = array.call_method1("reshape", (1, 3))?;
+    let rows = rows_of(as_row.cast::<PyUntypedArray>()?, name)?;
+    Ok(rows.view().point(0))
+}
+
+impl Rows<'_> {
+    /// The rows, to read with the GIL released.
+    pub(crate) fn view(&self) -> RowsView<'_> {
+        match &self.0 {
+            Floats::F32(array) => {
+                // `as_slice` also accepts Fortran order: rows need C order.
+                let flat = array
+                    .is_c_contiguous()
+                    .then(|| array.as_slice().ok())
+                    .flatten();
+                match flat.and_then(|f| bytemuck::try_cast_slice::<f32, Point>(f).ok()) {
+                    Some(points) => RowsView::InPlace(points),
+                    None => RowsView::F32(array.as_array()),
+                }
+            }
+            Floats::F64(array) => RowsView::F64(array.as_array()),
+        }
+    }
+}
+
+impl<'a> RowsView<'a> {
+    /// Number of rows.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            RowsView::InPlace(points) => points.len(),
+            RowsView::F32(view) => view.nrows(),
+            RowsView::F64(view) => view.nrows(),
+        }
+    }
+
+    /// Row `i` as a point.
+    #[inline]
+    pub(crate) fn point(&self, i: usize) -> Point {
+        match self {
+            RowsView::InPlace(points) => points[i],
+            RowsView::F32(view) => Point::new(view[[i, 0]], view[[i, 1]], view[[i, 2]]),
+            RowsView::F64(view) => Point::new(
+                view[[i, 0]] as f32,
+                view[[i, 1]] as f32,
+                view[[i, 2]] as f32,
+            ),
+        }
+    }
+
+    /// Rows `range` as points: in place when the array allows it, else
+    /// gathered into `staging`.
+    pub(crate) fn points<'s>(
+        &'s self,
+        range: Range<usize>,
+        staging: &'s mut Vec<Point>,
+    ) -> &'s [Point]
+    where
+        'a: 's,
+    {
+        if let RowsView::InPlace(points) = self {
+            return &points[range];
+        }
+        staging.clear();
+        staging.extend(range.map(|i| self.point(i)));
+        staging
+    }
+}
+
+/// Two batches that must have one row each per query.
+pub(crate) fn same_length(
+    a: &RowsView<'_>,
+    a_name: &str,
+    b: &RowsView<'_>,
+    b_name: &str,
+) -> PyResult<()> {
+    if a.len() == b.len() {
+        Ok(())
+    } else {
+        Err(array_error(format!(
+            "{a_name} and {b_name} must have the same number of rows; got {} and {}",
+            a.len(),
+            b.len()
+        )))
+    }
+}
+
+/// A query argument: one point (shape `(3,)`) or a batch (shape `(N, 3)`).
+pub(crate) enum OneOrMany<'py> {
+    One(Point),
+    Many(Rows<'py>),
+}
+
+/// `obj` as one point or a batch of points, by its number of dimensions.
+pub(crate) fn one_or_many<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<OneOrMany<'py>> {
+    let array = ndarray(obj, name)?;
+    if array.ndim() == 1 {
+        Ok(OneOrMany::One(point_of(&array, name)?))
+    } else {
+        Ok(OneOrMany::Many(rows_of(&array, name)?))
+    }
+}
+
+/// Two query arguments that go together (origins and ends): both single
+/// points or both batches of the same length.
+pub(crate) enum Pairs<'py> {
+    One(Point, Point),
+    Many(Rows<'py>, Rows<'py>),
+}
+
+/// `a` and `b` as one pair of points or as two batches of one length.
+pub(crate) fn pairs<'py>(
+    a: &Bound<'py, PyAny>,
+    a_name: &str,
+    b: &Bound<'py, PyAny>,
+    b_name: &str,
+) -> PyResult<Pairs<'py>> {
+    match (one_or_many(a, a_name)?, one_or_many(b, b_name)?) {
+        (OneOrMany::One(a), OneOrMany::One(b)) => Ok(Pairs::One(a, b)),
+        (OneOrMany::Many(a), OneOrMany::Many(b)) => {
+            same_length(&a.view(), a_name, &b.view(), b_name)?;
+            Ok(Pairs::Many(a, b))
+        }
+        _ => Err(array_error(format!(
+            "{a_name} and {b_name} must both be single points (3,) or both batches (N, 3)"
+        ))),
+    }
+}
+
+/// The index triples of an `(F, 3)` integer array, each checked to fit a
+/// 32-bit vertex index (the mesh then checks them against its vertex count).
+pub(crate) fn faces(obj: &Bound<'_, PyAny>) -> PyResult<Vec<[u32; 3]>> {
+    let array = ndarray(obj, "faces")?;
+    if array.ndim() != 2 || array.shape()[1] != 3 {
+        return Err(array_error(format!(
+            "faces must have shape (F, 3); got {}",
+            shape_text(&array)
+        )));
+    }
+    let py = array.py();
+    let kind = array.dtype().kind();
+    if kind != b'i' && kind != b'u' {
+        return Err(PyTypeError::new_err(format!(
+            "faces must hold integers; got dtype {}",
+            array.dtype().str()?
+        )));
+    }
+    let wide = if array.dtype().is_equiv_to(&numpy::dtype::<i64>(py)) {
+        array.clone().into_any()
+    } else {
+        array.call_method1("astype", (numpy::dtype::<i64>(py),))?
+    };
+    let wide = wide.cast_into::<PyArray2<i64>>()?;
+    let readonly = wide.try_readonly().map_err(busy("faces"))?;
+    let view = readonly.as_array();
+    let mut out = Vec::with_capacity(view.nrows());
+    for (row, face) in view.outer_iter().enumerate() {
+        let mut triple = [0u32; 3];
+        for (slot, &index) in triple.iter_mut().zip(face.iter()) {
+            *slot = u32::try_from(index).map_err(|_| {
+                MeshError::new_err(format!(
+                    "triangle {row} refers to vertex {index}, which is not a valid \
+                     vertex index (0 to 4294967295)"
+                ))
+            })?;
+        }
+        out.push(triple);
+    }
+    Ok(out)
+}

@@ -1,0 +1,129 @@
+"""Meshes from arrays, files and trimesh-like objects; what validation
+refuses, and the row it names."""
+
+import pickle
+
+import numpy as np
+import pytest
+from conftest import DATA
+from oracles import box_mesh
+
+import boxtree
+
+
+def test_arrays_round_trip_as_float32_and_int64():
+    vertices, faces = box_mesh((0, 0, 0), (1, 2, 3))
+    mesh = boxtree.Mesh(vertices, faces)
+    assert len(mesh) == 12 and mesh.vertex_count == 8
+    assert mesh.vertices.dtype == np.float32 and mesh.faces.dtype == np.int64
+    np.testing.assert_array_equal(mesh.vertices, vertices)
+    np.testing.assert_array_equal(mesh.faces, faces)
+    np.testing.assert_array_equal(mesh.bounds, [[0, 0, 0], [1, 2, 3]])
+    report = mesh.report()
+    assert report["surface_area"] == pytest.approx(2 * (1 * 2 + 2 * 3 + 1 * 3))
+    assert report["degenerate_triangles"] == 0 and report["unused_vertices"] == 0
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.uint32, np.int64, np.uint64])
+def test_faces_of_any_integer_dtype(dtype):
+    vertices, faces = box_mesh((0, 0, 0), (1, 1, 1))
+    assert len(boxtree.Mesh(vertices, faces.astype(dtype))) == 12
+
+
+def test_the_bunny_file_loads(bunny):
+    assert (bunny.vertex_count, len(bunny)) == (1839, 3674)
+    assert bunny.report()["degenerate_triangles"] == 0
+
+
+class Soup:
+    """Anything with .vertices and .faces, as trimesh.Trimesh has."""
+
+    def __init__(self, vertices, faces):
+        self.vertices, self.faces = vertices, faces
+
+
+def test_trimesh_like_objects_are_accepted_where_meshes_are():
+    vertices, faces = box_mesh((0, 0, 0), (1, 1, 1))
+    soup = Soup(vertices, faces)
+    np.testing.assert_array_equal(boxtree.Mesh.from_trimesh(soup).faces, faces)
+    tree = boxtree.MeshTree(soup)
+    assert tree.any_hit(np.array([0.5, 0.5, -1]), np.array([0.5, 0.5, 2])) is not None
+    scene = boxtree.Scene()
+    assert scene.add(soup) == 0
+
+
+def test_a_real_trimesh_is_accepted():
+    trimesh = pytest.importorskip("trimesh")
+    box = trimesh.creation.box(extents=(2, 2, 2))
+    tree = boxtree.MeshTree(box)
+    hit = tree.closest_hit(np.array([0, 0, 5.0]), np.array([0, 0, -1.0]))
+    assert hit.t == pytest.approx(4.0)
+
+
+def test_other_objects_are_refused_with_a_type_error():
+    with pytest.raises(TypeError, match=r"\.vertices and \.faces"):
+        boxtree.MeshTree(42)
+
+
+def test_a_non_finite_vertex_is_named():
+    vertices, faces = box_mesh((0, 0, 0), (1, 1, 1))
+    vertices[5, 1] = np.nan
+    with pytest.raises(boxtree.MeshError, match="vertex 5"):
+        boxtree.Mesh(vertices, faces)
+    vertices[5, 1] = 1e39  # finite in float64, infinite in float32
+    with pytest.raises(boxtree.MeshError, match="vertex 5"):
+        boxtree.Mesh(vertices, faces)
+
+
+@pytest.mark.parametrize("bad", [8, -1, 2**32])
+def test_an_index_out_of_range_names_its_triangle(bad):
+    vertices, faces = box_mesh((0, 0, 0), (1, 1, 1))
+    faces[7, 2] = bad
+    with pytest.raises(boxtree.MeshError, match=f"triangle 7 refers to vertex {bad}"):
+        boxtree.Mesh(vertices, faces)
+
+
+def test_an_empty_mesh_is_refused():
+    with pytest.raises(boxtree.MeshError, match="no triangles"):
+        boxtree.Mesh(np.zeros((3, 3)), np.zeros((0, 3), dtype=int))
+
+
+@pytest.mark.parametrize(
+    "vertices, faces, error",
+    [
+        (np.zeros((8, 2)), np.zeros((1, 3), dtype=int), boxtree.ArrayError),
+        (np.zeros((8, 3)), np.zeros((1, 4), dtype=int), boxtree.ArrayError),
+        (np.zeros((8, 3)), np.zeros((1, 3)), TypeError),
+        (np.zeros((8, 3), dtype=complex), np.zeros((1, 3), dtype=int), TypeError),
+    ],
+)
+def test_bad_mesh_arrays_are_refused(vertices, faces, error):
+    with pytest.raises(error, match="vertices|faces"):
+        boxtree.Mesh(vertices, faces)
+
+
+def test_missing_and_malformed_files():
+    with pytest.raises(FileNotFoundError):
+        boxtree.Mesh.load(DATA / "no such mesh.obj")
+    with pytest.raises(boxtree.MeshError, match=r"README\.md"):
+        boxtree.Mesh.load(DATA / "README.md")
+
+
+def test_meshes_and_trees_pickle(bunny, bunny_tree, rng):
+    again = pickle.loads(pickle.dumps(bunny))
+    np.testing.assert_array_equal(again.vertices, bunny.vertices)
+    tree = pickle.loads(pickle.dumps(bunny_tree))
+    assert tree.volume == bunny_tree.volume and len(tree) == len(bunny_tree)
+    points = rng.normal(size=(200, 3)).astype(np.float32) * 4
+    np.testing.assert_array_equal(
+        tree.closest_points(points).distance, bunny_tree.closest_points(points).distance
+    )
+
+
+def test_damaged_bytes_raise_load_error(bunny_tree):
+    data = bytearray(bunny_tree.to_bytes())
+    data[len(data) // 2] ^= 0xFF
+    with pytest.raises(boxtree.LoadError):
+        boxtree.MeshTree.from_bytes(bytes(data))
+    with pytest.raises(boxtree.LoadError):
+        boxtree.Mesh.from_bytes(b"not a mesh")
