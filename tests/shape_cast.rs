@@ -926,3 +926,71 @@ fn casts_whose_reach_overflows_do_not_enter_unused_lanes() {
     assert_eq!(hit.time, 0.0);
     assert!(tree.cast_any_hit(&cast).is_some());
 }
+
+/// Found by review: an axis lying exactly in the triangle's plane leaves
+/// only rounding noise across it, and the prism's face shortcut must not
+/// trust the signs that noise gives (the sweep answered no contact).
+#[test]
+fn capsules_with_an_axis_in_the_triangle_plane_touch() {
+    let p = |x: Real, y: Real, z: Real| Point::new(x, y, z);
+    let tri = Triangle::new(p(0.8, 3.0, -2.6), p(-2.5, 1.0, -2.4), p(1.9, 2.8, -1.5));
+    let axis = Segment::new(
+        p(0.25, 3.1, -2.399_999_9),
+        p(-1.95, 0.899_999_86, -1.100_000_1),
+    );
+    let motion = Vector::new(0.0, 0.0, -1.5);
+    let hit = sweep_capsule_triangle(&axis, 0.25, &motion, &tri).expect("passes through it");
+    let (corners, (pa, pb, d)) = (
+        tri.vertices().map(|v| p64(&v)),
+        (p64(&axis.a), p64(&axis.b), p64(&Point::from(motion))),
+    );
+    let clearance =
+        |t: f64| segment_triangle(add_scaled(pa, d, t), add_scaled(pb, d, t), corners) - 0.25;
+    let (expected, _) = first_contact(clearance, 1e-4);
+    assert!((f64::from(hit.time) - expected.expect("oracle contact")).abs() < 1e-4);
+    let tree =
+        MeshTree::<Aabb>::new(TriMesh::new(tri.vertices().to_vec(), vec![[0, 1, 2]]).unwrap());
+    let cast = ShapeCast::capsule(axis, 0.25, motion);
+    assert_eq!(tree.cast_closest_hit(&cast).map(|h| h.time), Some(hit.time));
+}
+
+/// Found by review: a box touching one triangle exactly at the end of its
+/// cast, and a lower-id triangle a hair after the end, answered nothing
+/// (the descent kept the later triangle, whose contact the sweep then
+/// refused): the descent's time bound never passes the cast's end.
+#[test]
+fn box_casts_touching_at_the_end_keep_their_contact() {
+    for depth in [1e-7, 2e-7, 3e-7, 4e-7] {
+        let below = |x: Real, y: Real| Point::new(x, y, -depth);
+        let at = |x: Real, y: Real| Point::new(x, y, 0.0);
+        let mesh = TriMesh::new(
+            vec![
+                below(-5.0, -5.0),
+                below(5.0, -5.0),
+                below(0.0, 5.0),
+                at(-5.0, -5.0),
+                at(5.0, -5.0),
+                at(0.0, 5.0),
+            ],
+            vec![[0, 1, 2], [3, 4, 5]],
+        )
+        .unwrap();
+        let cast = ShapeCast::obb(
+            Obb::new(
+                Point::new(0.0, 0.0, 1.5),
+                boxtree::math::Matrix::identity(),
+                Vector::repeat(0.5),
+            ),
+            Vector::new(0.0, 0.0, -1.0),
+        );
+        let expected = brute_force(&mesh, &cast);
+        assert_eq!(
+            expected.map(|h| (h.time, h.triangle)),
+            Some((1.0, TriangleId(1)))
+        );
+        let aabb = MeshTree::<Aabb>::new(mesh.clone());
+        let obb = MeshTree::<Obb>::new(mesh);
+        assert_eq!(aabb.cast_closest_hit(&cast), expected, "{depth}");
+        assert_eq!(obb.cast_closest_hit(&cast), expected, "{depth}");
+    }
+}

@@ -144,20 +144,16 @@ impl ShapeCast {
     /// nothing more (spheres).
     #[inline(always)]
     fn first_time(&self, tri: &Triangle, t_max: Real) -> Option<(Real, Option<TriangleContact>)> {
+        // A few ulps over, so that a tie at `t_max` (after rounding to
+        // `f32`) still reaches the lower-id rule; never past the cast's
+        // end, where `against`, which makes the winner's contact, stops.
+        let reach = (t_max + 4.0 * Real::EPSILON).min(1.0);
         match &self.shape {
-            CastShape::Capsule { axis, radius } => capsule_triangle_time(
-                axis,
-                *radius,
-                &self.motion,
-                tri,
-                t_max + 4.0 * Real::EPSILON,
-            )
-            .map(|t| (t, None)),
-            // A few ulps over, so that a tie at `t_max` (after rounding to
-            // `f32`) still reaches the lower-id rule.
+            CastShape::Capsule { axis, radius } => {
+                capsule_triangle_time(axis, *radius, &self.motion, tri, reach).map(|t| (t, None))
+            }
             CastShape::Box(obb) => {
-                box_triangle_time(obb, &self.motion, tri, t_max + 4.0 * Real::EPSILON)
-                    .map(|t| (t, None))
+                box_triangle_time(obb, &self.motion, tri, reach).map(|t| (t, None))
             }
             // A sphere's whole contact costs little more than its time.
             CastShape::Sphere(sphere) if sphere.radius > 0.0 => {

@@ -307,9 +307,15 @@ struct Prism<'a> {
 }
 
 impl<'a> Prism<'a> {
+    /// `None` when the prism is flat or nearly so: an axis in the
+    /// triangle's plane (exactly, in the input, still leaves rounding
+    /// noise in `normal · e`) or a needle triangle gives outward signs
+    /// that rounding decides, and the face shortcut would trust them.
+    /// Those go to the flat path, which tests every feature.
     fn new(corners: &'a [V64; 3], e: &V64, normal: V64) -> Option<Self> {
+        const THIN: f64 = 1e-9;
         let across = normal.dot(e);
-        if across == 0.0 {
+        if !(across.abs() > THIN * e.norm()) {
             return None;
         }
         let mut sides = [(V64::zeros(), 0.0); 3];
@@ -317,8 +323,9 @@ impl<'a> Prism<'a> {
             let (q, f) = (corners[k], corners[(k + 1) % 3] - corners[k]);
             let n = f.cross(&-e);
             let length = n.norm();
-            let third = (corners[(k + 2) % 3] - q).dot(&n);
-            if !(length > 0.0) || third == 0.0 {
+            let to_third = corners[(k + 2) % 3] - q;
+            let third = to_third.dot(&n);
+            if !(third.abs() > THIN * to_third.norm() * length) {
                 return None;
             }
             *side = (n / length, if third > 0.0 { -1.0 } else { 1.0 });
