@@ -266,9 +266,9 @@ impl Scene {
                     for range in blocks(origins.len()) {
                         let rays = staging.rays(&origins, &directions, range);
                         world.rays_closest_hit(rays, t_max, &filter, Threads::All, &mut out);
-                        for found in &out {
-                            columns.push(found.as_ref().map(|h| (Some(h.object), &h.hit)));
-                        }
+                        columns.extend(&out, |found| {
+                            found.as_ref().map(|h| (Some(h.object), &h.hit))
+                        });
                     }
                     columns
                 });

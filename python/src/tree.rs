@@ -280,9 +280,7 @@ fn closest_hits<V: BoundingVolume>(
     for range in blocks(origins.len()) {
         let rays = staging.rays(origins, directions, range);
         tree.rays_closest_hit(rays, t_max, Threads::All, &mut out);
-        for hit in &out {
-            columns.push(hit.as_ref().map(|h| (None, h)));
-        }
+        columns.extend(&out, |hit| hit.as_ref().map(|h| (None, h)));
     }
     columns
 }
