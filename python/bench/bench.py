@@ -47,13 +47,7 @@ def median_time(call, repeat):
 
 def per_call(call, repeat=2000):
     """Median cost of one small call from Python, in microseconds."""
-    call()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e6
+    return median_time(call, repeat) * 1e6
 
 
 class Report:
