@@ -994,3 +994,67 @@ fn box_casts_touching_at_the_end_keep_their_contact() {
         assert_eq!(obb.cast_closest_hit(&cast), expected, "{depth}");
     }
 }
+
+/// Found by review: the plane rejection of a needle triangle trusted a
+/// normal that rounding dominates, and refused a point capsule resting on
+/// one of its vertices, which the sweep itself touches.
+#[test]
+fn casts_resting_on_needle_triangles_touch_them() {
+    let tri = Triangle::new(
+        Point::new(-0.165_351_47, -0.826_857_1, 0.631_201_27),
+        Point::new(-0.055_598_408, -0.826_469_8, 0.850_466_2),
+        Point::new(-0.110_474_94, -0.826_663_43, 0.740_833_76),
+    );
+    let mesh = TriMesh::new(tri.vertices().to_vec(), vec![[0, 1, 2]]).unwrap();
+    let tree = MeshTree::<Aabb>::new(mesh.clone());
+    for p in tri.vertices() {
+        for cast in [
+            ShapeCast::capsule(Segment::new(p, p), 0.0, Vector::zeros()),
+            ShapeCast::sphere(p, 1e-6, Vector::zeros()),
+        ] {
+            let expected = brute_force(&mesh, &cast);
+            assert_eq!(expected.map(|h| h.time), Some(0.0), "{cast:?}");
+            assert_eq!(tree.cast_closest_hit(&cast), expected, "{cast:?}");
+            assert!(tree.cast_any_hit(&cast).is_some(), "{cast:?}");
+        }
+    }
+}
+
+/// Found by review: a capsule longer than about 1.8e19 counted as invalid,
+/// its bounding radius overflowing `f32` on the way (the squares of its
+/// coordinates), though the sweep itself answers it.
+#[test]
+fn capsules_longer_than_f32_squares_reach_still_cast() {
+    let floor = TriMesh::new(
+        vec![
+            Point::new(-1.0, -1.0, 0.0),
+            Point::new(1.0, -1.0, 0.0),
+            Point::new(0.0, 1.0, 0.0),
+        ],
+        vec![[0, 1, 2]],
+    )
+    .unwrap();
+    let tree = MeshTree::<Aabb>::new(floor.clone());
+    let axis = Segment::new(Point::new(-1e20, 0.0, 1.0), Point::new(1e20, 0.0, 1.0));
+    let cast = ShapeCast::capsule(axis, 0.5, Vector::new(0.0, 0.0, -1.0));
+    let expected = brute_force(&floor, &cast);
+    assert_eq!(expected.map(|h| h.time), Some(0.5));
+    assert_eq!(tree.cast_closest_hit(&cast), expected);
+    assert_eq!(tree.cast_any_hit(&cast), Some(TriangleId(0)));
+}
+
+/// Found by review: a shape resting on a point triangle without motion has
+/// no direction to give, and its normal came out NaN.
+#[test]
+fn contacts_with_point_triangles_have_unit_normals() {
+    let p = Point::new(0.5, -0.25, 2.0);
+    let tri = Triangle::new(p, p, p);
+    for cast in [
+        ShapeCast::sphere(p, 0.5, Vector::zeros()),
+        ShapeCast::capsule(Segment::new(p, p + Vector::x()), 0.5, Vector::zeros()),
+    ] {
+        let hit = cast.against(&tri).expect("resting on it");
+        assert_eq!(hit.time, 0.0);
+        assert!((hit.normal.norm() - 1.0).abs() < 1e-6, "{:?}", hit.normal);
+    }
+}

@@ -198,25 +198,32 @@ impl ShapeCast {
             return true;
         }
         let side = |p: &Point| n.dot(&(p - a));
-        let (core, thickness): ([Point; 2], Real) = match &self.shape {
-            CastShape::Sphere(s) => ([s.center, s.center], s.radius * length),
-            CastShape::Capsule { axis, radius } => ([axis.a, axis.b], radius * length),
+        // `core`, the shape's thickness across the plane, and its extent
+        // about the core.
+        let (core, thickness, extent): ([Point; 2], Real, Real) = match &self.shape {
+            CastShape::Sphere(s) => ([s.center, s.center], s.radius * length, s.radius),
+            CastShape::Capsule { axis, radius } => ([axis.a, axis.b], radius * length, *radius),
             CastShape::Box(o) => {
                 let thickness = (0..3)
                     .map(|i| o.half_extents[i] * n.dot(&o.axis(i)).abs())
                     .sum();
-                ([o.center, o.center], thickness)
+                ([o.center, o.center], thickness, o.half_extents.sum())
             }
         };
-        let (mut low, mut high) = (Real::INFINITY, Real::NEG_INFINITY);
+        let (mut low, mut high, mut far) = (Real::INFINITY, Real::NEG_INFINITY, 0.0);
         for p in core {
             for q in [p, p + shift] {
                 let s = side(&q);
                 low = low.min(s);
                 high = high.max(s);
+                far = Real::max(far, (q - a).amax());
             }
         }
-        let margin = thickness + pad * length;
+        // The computed normal is off by a few ulps of |ab|·|ac| in each
+        // component, which for a needle triangle exceeds its length: each
+        // side value moves by that times the point's distance from `a`.
+        let normal_error = 24.0 * Real::EPSILON * (tri.b - a).amax() * (tri.c - a).amax();
+        let margin = thickness + pad * length + normal_error * (far + extent);
         !(low > margin || high < -margin)
     }
 
@@ -254,10 +261,10 @@ impl ShapeCast {
         match &self.shape {
             CastShape::Sphere(s) => (s.center, s.radius),
             CastShape::Capsule { axis, radius } => {
-                let centre = Point::from((axis.a.coords + axis.b.coords) * 0.5);
-                (centre, 0.5 * axis.length() + radius)
+                let centre = Point::from(axis.a.coords * 0.5 + axis.b.coords * 0.5);
+                (centre, length_of(&((axis.b - axis.a) * 0.5)) + radius)
             }
-            CastShape::Box(b) => (b.center, b.half_extents.norm()),
+            CastShape::Box(b) => (b.center, length_of(&b.half_extents)),
         }
     }
 
@@ -286,6 +293,16 @@ impl ShapeCast {
             end: self.end.map(|end| frame.point(&end)),
         }
     }
+}
+
+/// `|v|` without overflow where `|v|` itself fits in `f32` (squares of
+/// coordinates above 1.8e19 do not): a capsule 2e20 long is a valid cast.
+fn length_of(v: &Vector) -> Real {
+    let largest = v.amax();
+    if !(largest > 0.0) || !largest.is_finite() {
+        return largest;
+    }
+    largest * (v / largest).norm()
 }
 
 /// The earliest contact a closest-hit descent has found so far: its time

@@ -44,7 +44,8 @@ pub struct TriangleContact {
     /// Unit normal at the contact, from the triangle towards the shape:
     /// the direction that moves the shape off. At a start in deep contact
     /// (the shape's core on the triangle) the face normal on the side the
-    /// shape comes from.
+    /// shape comes from; `+z` where nothing gives a direction (a shape
+    /// resting on a zero-area point triangle without motion).
     pub normal: Vector,
 }
 
@@ -315,19 +316,20 @@ impl<'a> Prism<'a> {
     fn new(corners: &'a [V64; 3], e: &V64, normal: V64) -> Option<Self> {
         const THIN: f64 = 1e-9;
         let across = normal.dot(e);
-        if !(across.abs() > THIN * e.norm()) {
+        if !(across * across > THIN * THIN * e.norm_squared()) {
             return None;
         }
         let mut sides = [(V64::zeros(), 0.0); 3];
         for (k, side) in sides.iter_mut().enumerate() {
             let (q, f) = (corners[k], corners[(k + 1) % 3] - corners[k]);
             let n = f.cross(&-e);
-            let length = n.norm();
             let to_third = corners[(k + 2) % 3] - q;
             let third = to_third.dot(&n);
-            if !(third.abs() > THIN * to_third.norm() * length) {
+            let bound = THIN * THIN * to_third.norm_squared() * n.norm_squared();
+            if !(third * third > bound) {
                 return None;
             }
+            let length = n.norm();
             *side = (n / length, if third > 0.0 { -1.0 } else { 1.0 });
         }
         Some(Prism {
@@ -662,12 +664,16 @@ fn entry_time(a: f64, b: f64, k: f64) -> Option<f64> {
     (time <= 1.0).then_some(time)
 }
 
-/// `v` normalised, or `−d` normalised for a zero `v` (a contact at radius 0).
+/// `v` normalised, or `−d` normalised for a zero `v` (a contact at radius
+/// 0), or `+z` when both are zero (a shape resting on a point triangle
+/// without motion: no direction is better than another).
 fn unit_or(v: &V64, d: &V64) -> V64 {
-    let length = v.norm();
+    let (length, speed) = (v.norm(), d.norm());
     if length > 0.0 {
         v / length
+    } else if speed > 0.0 {
+        -d / speed
     } else {
-        -d.normalize()
+        V64::z()
     }
 }
