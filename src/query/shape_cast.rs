@@ -210,20 +210,28 @@ impl ShapeCast {
                 ([o.center, o.center], thickness, o.half_extents.sum())
             }
         };
-        let (mut low, mut high, mut far) = (Real::INFINITY, Real::NEG_INFINITY, 0.0);
+        let (mut low, mut high) = (Real::INFINITY, Real::NEG_INFINITY);
         for p in core {
             for q in [p, p + shift] {
                 let s = side(&q);
                 low = low.min(s);
                 high = high.max(s);
-                far = Real::max(far, (q - a).amax());
             }
         }
-        // The computed normal is off by a few ulps of |ab|·|ac| in each
-        // component, which for a needle triangle exceeds its length: each
-        // side value moves by that times the point's distance from `a`.
+        let margin = thickness + pad * length;
+        if !(low > margin || high < -margin) {
+            return true;
+        }
+        // Before rejecting: the computed normal is off by a few ulps of
+        // |ab|·|ac| in each component, which for a needle triangle exceeds
+        // its length; each side value moves by that times the point's
+        // distance from `a`.
+        let far = core
+            .iter()
+            .flat_map(|p| [p - a, p + shift - a])
+            .fold(0.0, |far: Real, v| far.max(v.amax()));
         let normal_error = 24.0 * Real::EPSILON * (tri.b - a).amax() * (tri.c - a).amax();
-        let margin = thickness + pad * length + normal_error * (far + extent);
+        let margin = margin + normal_error * (far + extent);
         !(low > margin || high < -margin)
     }
 
