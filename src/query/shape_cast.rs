@@ -303,14 +303,11 @@ impl ShapeCast {
     }
 }
 
-/// `|v|` without overflow where `|v|` itself fits in `f32` (squares of
-/// coordinates above 1.8e19 do not): a capsule 2e20 long is a valid cast.
+/// `|v|` by `hypot`, which does not overflow where `|v|` itself fits in
+/// `f32` (squares of coordinates above 1.8e19 do not): a capsule 2e20 long
+/// is a valid cast.
 fn length_of(v: &Vector) -> Real {
-    let largest = v.amax();
-    if !(largest > 0.0) || !largest.is_finite() {
-        return largest;
-    }
-    largest * (v / largest).norm()
+    v.x.hypot(v.y).hypot(v.z)
 }
 
 /// The earliest contact a closest-hit descent has found so far: its time
