@@ -22,6 +22,7 @@ mod scene;
 mod tree;
 
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyType};
 
 /// Spatial queries over triangle meshes with bounding-volume hierarchies.
 #[pymodule]
@@ -38,4 +39,13 @@ mod _boxtree {
     use crate::scene::Scene;
     #[pymodule_export]
     use crate::tree::MeshTree;
+}
+
+/// `__reduce__` through the saved form, for pickling: `(cls.from_bytes,
+/// (saved,))` for the object's class `class`.
+pub(crate) fn reduce_through_bytes<'py>(
+    class: Bound<'py, PyType>,
+    saved: Bound<'py, PyBytes>,
+) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+    Ok((class.getattr("from_bytes")?, (saved,)))
 }

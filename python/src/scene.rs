@@ -414,8 +414,7 @@ impl Scene {
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
     ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let from_bytes = slf.get_type().getattr("from_bytes")?;
-        Ok((from_bytes, (slf.borrow().to_bytes(slf.py()),)))
+        crate::reduce_through_bytes(slf.get_type(), slf.borrow().to_bytes(slf.py()))
     }
 
     /// Number of objects.
