@@ -22,8 +22,8 @@ use boxtree::bvh::{BuildOptions, SplitRule};
 use boxtree::intersect::triangles_overlap;
 use boxtree::math::nalgebra::{Quaternion, Translation3};
 use boxtree::{
-    Aabb, BoundingVolume, Contact, Isometry, Kdop18, MeshTree, Obb, OverlapStats, Point, Real,
-    Rotation, Sphere, TriMesh, Triangle, TriangleId, TrianglePair, Vector, Which,
+    Aabb, BoundingVolume, Contact, Isometry, Kdop18, MeshTree, Obb, OverlapStats, PackedObb, Point,
+    Real, Rotation, Sphere, TriMesh, Triangle, TriangleId, TrianglePair, Vector, Which,
 };
 use common::{SplitMix, data_mesh, triangle_soup};
 use proptest::prelude::*;
@@ -319,6 +319,122 @@ fn random_poses_fcl_robot_agrees_with_brute_force() {
     check_tally(
         "rob vs rob",
         &compare_random("rob vs rob", &rob, &rob, 120, 4, 1.0),
+    );
+}
+
+/// The touching pairs among `a × b` by sweep and prune on the triangles'
+/// boxes, then the exact test: the same set as [`all_pairs`] (touching
+/// triangles have touching boxes, and the boxes are the coordinates'
+/// exact extremes), in a fraction of the time for big meshes.
+fn swept_pairs(a: &[(TriangleId, Triangle)], b: &[(TriangleId, Triangle)]) -> Vec<TrianglePair> {
+    let boxed = |tris: &[(TriangleId, Triangle)]| {
+        let mut boxed: Vec<(Aabb, TriangleId, Triangle)> = tris
+            .iter()
+            .map(|(id, t)| (Aabb::from_points(&[t.a, t.b, t.c]), *id, *t))
+            .collect();
+        boxed.sort_by(|p, q| p.0.min.x.total_cmp(&q.0.min.x));
+        boxed
+    };
+    let (a, b) = (boxed(a), boxed(b));
+    let mut pairs = Vec::new();
+    let mut start = 0;
+    for (box_a, id_a, tri_a) in &a {
+        while start < b.len() && b[start].0.max.x < box_a.min.x {
+            start += 1;
+        }
+        // `b` is sorted by min x only, so boxes ending before A's start may
+        // follow `start`: the full box test below rejects them.
+        for (box_b, id_b, tri_b) in &b[start..] {
+            if box_b.min.x > box_a.max.x {
+                break;
+            }
+            if box_a.overlaps(box_b) && triangles_overlap(tri_a, tri_b) {
+                pairs.push(TrianglePair { a: *id_a, b: *id_b });
+            }
+        }
+    }
+    pairs.sort();
+    pairs
+}
+
+/// The pose set of issue 23's overlap goal: the bunny against a copy half
+/// its size about its box centre, turned uniformly at random and moved
+/// uniformly within 1.45 times the bunny's box (about half the poses
+/// touch). Every tree combination, the boolean and the first contact
+/// against a brute force in A's frame on 2,000 poses.
+#[test]
+fn bunny_and_half_bunny_agree_with_brute_force() {
+    let bunny = data_mesh("bunny.obj");
+    let centre = bunny.aabb().center();
+    let half = TriMesh::new(
+        bunny
+            .vertices()
+            .iter()
+            .map(|v| centre + (v - centre) * 0.5)
+            .collect(),
+        bunny.indices().to_vec(),
+    )
+    .expect("a scaled copy of a valid mesh");
+    let extent = bunny.aabb().half_extents() * 1.45;
+    let (obb_a, obb_b) = (obb_tree(&bunny), obb_tree(&half));
+    let (aabb_a, aabb_b) = (aabb_tree(&bunny), aabb_tree(&half));
+    let packed_a = MeshTree::<PackedObb>::build(bunny.clone(), &BuildOptions::gottschalk());
+    let packed_b = MeshTree::<PackedObb>::build(half.clone(), &BuildOptions::gottschalk());
+    let in_a = placed_triangles(&bunny, |p| *p);
+    let mut rng = SplitMix(23);
+    let (mut overlapping, mut touching) = (0, 0);
+    const POSES: usize = 2000;
+    for i in 0..POSES {
+        let rotation = rng.rotation();
+        let t = centre + rng.point(1.0).coords.component_mul(&extent) - rotation * centre.coords;
+        let pose = Isometry::from_parts(Translation3::from(t.coords), rotation);
+        let r = *pose.rotation.to_rotation_matrix().matrix();
+        let moved = placed_triangles(&half, |p| Point::from(r * p.coords + t.coords));
+        let expected = swept_pairs(&in_a, &moved);
+        if i < 3 {
+            // The sweep itself against every pair.
+            assert_eq!(
+                expected,
+                all_pairs(&in_a, &moved),
+                "pose {i}: sweep vs all pairs"
+            );
+        }
+        let id = Isometry::identity();
+        let context = format!("pose {i}: {pose:?}");
+        assert_eq!(
+            pairs(&obb_a, id, &obb_b, pose),
+            expected,
+            "{context}: obb-obb"
+        );
+        assert_eq!(
+            pairs(&aabb_a, id, &aabb_b, pose),
+            expected,
+            "{context}: aabb-aabb"
+        );
+        assert_eq!(
+            pairs(&packed_a, id, &aabb_b, pose),
+            expected,
+            "{context}: packed-aabb"
+        );
+        let boolean = packed_a.placed(id).overlaps(&packed_b.placed(pose));
+        assert_eq!(boolean, !expected.is_empty(), "{context}: packed boolean");
+        match obb_a.placed(id).first_contact(&obb_b.placed(pose), None) {
+            Some(first) => assert!(
+                expected.binary_search(&first).is_ok(),
+                "{context}: first contact {first:?} is a touching pair"
+            ),
+            None => assert!(expected.is_empty(), "{context}: first contact missing"),
+        }
+        overlapping += usize::from(!expected.is_empty());
+        touching += expected.len();
+    }
+    let fraction = overlapping as f64 / POSES as f64;
+    println!(
+        "bunny vs half bunny: {POSES} poses, {fraction:.3} overlapping, {touching} touching pairs"
+    );
+    assert!(
+        (0.35..=0.6).contains(&fraction),
+        "overlap fraction {fraction}"
     );
 }
 
