@@ -16,6 +16,7 @@ pub(crate) mod triangle_triangle;
 
 pub use box_plane::{PlaneSide, aabb_plane_side, obb_plane_side};
 pub use obb_obb::boxes_overlap;
+pub(crate) use obb_obb::{Rows, boxes_overlap_rows, rows_of};
 pub use point_triangle::{TriangleClosestPoint, closest_point_on_triangle};
 pub use polytope_sat::{ConvexPolytope, polytopes_overlap};
 pub use ray_triangle::{FaceCulling, TriangleHit, WatertightRay, ray_triangle, segment_triangle};

@@ -56,12 +56,13 @@ use crate::bvh::{
     ARRAY_STACK_DEPTH, ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, Visit,
     stack_items,
 };
-use crate::intersect::{boxes_overlap, triangles_overlap};
+use crate::intersect::{Rows, boxes_overlap_rows, rows_of, triangles_overlap};
 use crate::math::{Isometry, Matrix, Point, Real, Vector};
 use crate::mesh::TriMesh;
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::Triangle;
 use crate::shape::TriangleId;
+use crate::simd::{self, Avx2, avx2_fn};
 
 /// Two triangles that touch: `a` of the first mesh, `b` of the second.
 /// Ordered by `a`, then `b`.
@@ -133,6 +134,27 @@ pub(crate) struct PairDescent<'q, A, B> {
     pub(crate) pad: Real,
 }
 
+/// A's node box prepared for testing B's boxes given in B's mesh frame
+/// (see [`PairDescent::frame_of_a`]).
+#[derive(Clone, Copy)]
+struct FrameOfA {
+    /// `Aᵀ R_ab`: B's mesh axes in A's box frame.
+    rotation: Matrix,
+    /// Its rows in lanes.
+    rows: Rows,
+    /// `Aᵀ (T_ab − c_A)`: B's mesh origin in A's box frame.
+    offset: Vector,
+    /// A's half-extents, padded.
+    half_extents: Vector,
+}
+
+/// B's node box in A's mesh frame, with its axes' rows in lanes.
+#[derive(Clone, Copy)]
+struct BoxInA {
+    obb: Obb,
+    rows: Rows,
+}
+
 /// What the descent does with a node pair.
 #[derive(Clone, Copy)]
 pub(crate) enum Step {
@@ -200,21 +222,68 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
         Obb::new(self.b_to_a(&b.center), axes, b.half_extents)
     }
 
+    /// B's node box in A's mesh frame with its axes' rows in lanes, as
+    /// the descent carries it while A's node is split.
+    #[inline(always)]
+    fn box_b_rows_in_a(&self, b: &Obb) -> BoxInA {
+        let obb = self.box_b_in_a(b);
+        BoxInA {
+            rows: rows_of(&obb.axes),
+            obb,
+        }
+    }
+
     /// The 15-axis test of A's box (padded) against B's box already in A's frame.
     #[inline(always)]
-    fn boxes_touch(&self, a: &Obb, b_in_a: &Obb) -> bool {
-        let offset = b_in_a.center - a.center;
-        let (rotation, translation) = if a.axes == Matrix::identity() {
-            (b_in_a.axes, offset)
+    fn boxes_touch(&self, a: &Obb, b_in_a: &BoxInA) -> bool {
+        let offset = b_in_a.obb.center - a.center;
+        let (rows, translation) = if a.axes == Matrix::identity() {
+            (b_in_a.rows, offset)
         } else {
-            (a.axes.tr_mul(&b_in_a.axes), a.axes.tr_mul(&offset))
+            (
+                simd::transposed_product_rows(&a.axes, &b_in_a.rows),
+                a.axes.tr_mul(&offset),
+            )
         };
-        boxes_overlap(
+        boxes_overlap_rows(
             &a.half_extents.add_scalar(self.pad),
-            &b_in_a.half_extents,
-            &rotation,
+            &b_in_a.obb.half_extents,
+            &rows,
             &translation,
         )
+    }
+
+    /// A's node box as a frame for testing B's boxes straight from B's
+    /// mesh frame: `N = Aᵀ R_ab` and `u = Aᵀ (T_ab − c_A)`, so that B's box
+    /// (axes `B`, centre `c`) sits at `R = N B`, `t = N c + u`. One product
+    /// per A node instead of two per B box while the descent splits B.
+    #[inline(always)]
+    fn frame_of_a(&self, a: &Obb) -> FrameOfA {
+        let offset = self.translation - a.center.coords;
+        let (rotation, offset) = if a.axes == Matrix::identity() {
+            (self.rotation, offset)
+        } else {
+            (a.axes.tr_mul(&self.rotation), a.axes.tr_mul(&offset))
+        };
+        FrameOfA {
+            rows: rows_of(&rotation),
+            rotation,
+            offset,
+            half_extents: a.half_extents.add_scalar(self.pad),
+        }
+    }
+
+    /// The 15-axis test of B's box, in B's mesh frame, against A's node
+    /// box given as [`PairDescent::frame_of_a`].
+    #[inline(always)]
+    fn touches_in_frame(&self, a: &FrameOfA, b: &Obb) -> bool {
+        let rows = if b.axes == Matrix::identity() {
+            a.rows
+        } else {
+            simd::product_rows(&a.rotation, &rows_of(&b.axes))
+        };
+        let translation = a.rotation * b.center.coords + a.offset;
+        boxes_overlap_rows(&a.half_extents, &b.half_extents, &rows, &translation)
     }
 
     /// Runs the descent, calling `on_pair` for each touching pair until it
@@ -224,15 +293,24 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
         stats: &mut OverlapStats,
         mut on_pair: impl FnMut(TrianglePair) -> Visit,
     ) -> bool {
+        if let Some(avx2) = Avx2::detect() {
+            return run_avx2(avx2, self, stats, &mut on_pair);
+        }
+        self.run_in(stats, &mut on_pair)
+    }
+
+    /// [`PairDescent::run`] on the instruction set the caller compiles for.
+    #[inline(always)]
+    fn run_in(
+        &self,
+        stats: &mut OverlapStats,
+        on_pair: &mut impl FnMut(TrianglePair) -> Visit,
+    ) -> bool {
         let depth = (self.a.bvh().depth() + self.b.bvh().depth()) as usize;
         if depth <= ARRAY_STACK_DEPTH {
-            self.kernel(
-                &mut ArrayStack::new(&mut stack_items()),
-                stats,
-                &mut on_pair,
-            )
+            self.kernel(&mut ArrayStack::new(&mut stack_items()), stats, on_pair)
         } else {
-            self.kernel(&mut Vec::new(), stats, &mut on_pair)
+            self.kernel(&mut Vec::new(), stats, on_pair)
         }
     }
 
@@ -279,8 +357,10 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
 
     /// The descent. Stack entries are node pairs whose boxes touch; along
     /// the current path each level `depth_a + depth_b` holds at most one
-    /// pending entry, so `depth_a + depth_b` entries suffice. The current B
-    /// node's box in A's frame is carried along while B's node stays.
+    /// pending entry, so `depth_a + depth_b` entries suffice. While B's
+    /// node stays, its box in A's mesh frame is carried along (A's children
+    /// are tested against it); while A's node stays, A's box as a frame for
+    /// B's boxes (B's children are tested from their own mesh frame).
     #[inline(always)]
     fn kernel(
         &self,
@@ -290,12 +370,13 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
     ) -> bool {
         let (tree_a, tree_b) = (self.a.bvh(), self.b.bvh());
         stats.volume_tests += 1;
-        let root_b = self.box_b_in_a(&tree_b.root_volume().oriented_box());
+        let root_b = self.box_b_rows_in_a(&tree_b.root_volume().oriented_box());
         if !self.boxes_touch(&tree_a.root_volume().oriented_box(), &root_b) {
             return false;
         }
         let (mut id_a, mut id_b) = (NodeId::ROOT, NodeId::ROOT);
         let mut box_b = Some(root_b);
+        let mut frame_a: Option<FrameOfA> = None;
         loop {
             match self.step(id_a, id_b) {
                 Step::Leaves { a, b } => {
@@ -306,7 +387,7 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
                 Step::SplitA { left, right } => {
                     stats.volume_tests += 2;
                     let b = box_b.unwrap_or_else(|| {
-                        self.box_b_in_a(&tree_b.node(id_b).volume.oriented_box())
+                        self.box_b_rows_in_a(&tree_b.node(id_b).volume.oriented_box())
                     });
                     let hit_left = self.boxes_touch(&tree_a.node(left).volume.oriented_box(), &b);
                     let hit_right = self.boxes_touch(&tree_a.node(right).volume.oriented_box(), &b);
@@ -316,25 +397,26 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
                         }
                         id_a = if hit_left { left } else { right };
                         box_b = Some(b);
+                        frame_a = None;
                         continue;
                     }
                 }
                 Step::SplitB { left, right } => {
                     stats.volume_tests += 2;
-                    let a = tree_a.node(id_a).volume.oriented_box();
-                    let b_left = self.box_b_in_a(&tree_b.node(left).volume.oriented_box());
-                    let b_right = self.box_b_in_a(&tree_b.node(right).volume.oriented_box());
-                    let hit_left = self.boxes_touch(&a, &b_left);
-                    let hit_right = self.boxes_touch(&a, &b_right);
+                    let frame = frame_a.unwrap_or_else(|| {
+                        self.frame_of_a(&tree_a.node(id_a).volume.oriented_box())
+                    });
+                    let hit_left =
+                        self.touches_in_frame(&frame, &tree_b.node(left).volume.oriented_box());
+                    let hit_right =
+                        self.touches_in_frame(&frame, &tree_b.node(right).volume.oriented_box());
                     if hit_left || hit_right {
                         if hit_left && hit_right {
                             stack.push((id_a, right));
                         }
-                        (id_b, box_b) = if hit_left {
-                            (left, Some(b_left))
-                        } else {
-                            (right, Some(b_right))
-                        };
+                        id_b = if hit_left { left } else { right };
+                        box_b = None;
+                        frame_a = Some(frame);
                         continue;
                     }
                 }
@@ -343,6 +425,7 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
                 Some((next_a, next_b)) => {
                     (id_a, id_b) = (next_a, next_b);
                     box_b = None;
+                    frame_a = None;
                 }
                 None => return false,
             }
@@ -391,6 +474,20 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
             }
         }
         false
+    }
+}
+
+avx2_fn! {
+    /// [`PairDescent::run`] as AVX2 code: the box tests' products in
+    /// three-operand form.
+    fn run_avx2['q, A: BoundingVolume, B: BoundingVolume, F: FnMut(TrianglePair) -> Visit](
+        avx2: Avx2,
+        descent: &PairDescent<'q, A, B>,
+        stats: &mut OverlapStats,
+        on_pair: &mut F,
+    ) -> bool {
+        let _ = avx2;
+        descent.run_in(stats, on_pair)
     }
 }
 

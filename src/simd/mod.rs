@@ -17,7 +17,7 @@
 //! portable one on the same input.
 #![allow(unsafe_code)]
 
-use crate::math::Real;
+use crate::math::{Matrix, Real};
 
 mod portable;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
@@ -244,6 +244,48 @@ pub(crate) fn bins4(
     portable::bins4(min, max, origin, scale, last)
 }
 
+/// Rows of a 3×3 matrix in lanes, fourth lanes 0.
+pub(crate) type Rows3 = [[Real; 4]; 3];
+
+/// The 15-axis separating-axis test of two boxes with `R` (B's axes in A's
+/// frame) by rows and every vector's fourth lane 0:
+/// `intersect::boxes_overlap`'s sums in the same order, with `epsilon`
+/// added to each `|R_ij|`; all axes are evaluated and combined once.
+#[inline(always)]
+pub(crate) fn boxes_overlap_rows(
+    a: &[Real; 4],
+    b: &[Real; 4],
+    rows: &Rows3,
+    t: &[Real; 4],
+    epsilon: Real,
+) -> bool {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    {
+        x86::boxes_overlap_rows(a, b, rows, t, epsilon)
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+    portable::boxes_overlap_rows(a, b, rows, t, epsilon)
+}
+
+/// The rows of `aᵀ · m` from `m`'s rows: row `i` is
+/// `a_0i m_0 + a_1i m_1 + a_2i m_2`.
+#[inline(always)]
+pub(crate) fn transposed_product_rows(a: &Matrix, m: &Rows3) -> Rows3 {
+    product_rows(&a.transpose(), m)
+}
+
+/// The rows of `n · m` from `m`'s rows: row `i` is
+/// `n_i0 m_0 + n_i1 m_1 + n_i2 m_2`.
+#[inline(always)]
+pub(crate) fn product_rows(n: &Matrix, m: &Rows3) -> Rows3 {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    {
+        x86::product_rows(n, m)
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+    portable::product_rows(n, m)
+}
+
 /// Asks the cache for every 64-byte line that `items` touches (a hint
 /// only; nothing on targets without a prefetch instruction).
 #[inline(always)]
@@ -287,6 +329,51 @@ mod tests {
         let origin = [value(), value(), value()];
         let inverse = [value(), value(), value()].map(|d| 1.0 / d);
         (bounds, origin, inverse)
+    }
+
+    #[test]
+    fn box_tests_and_row_products_answer_as_the_portable_ones() {
+        let mut overlapping = 0;
+        for seed in 1..20_000u64 {
+            let mut next = crate::test_support::xorshift(seed);
+            let mut value = move || {
+                let bits = next();
+                let x = crate::test_support::unit(bits) * 2.0 - 1.0;
+                match bits % 23 {
+                    0 => 0.0,
+                    1 => Real::NAN,
+                    2 => Real::INFINITY,
+                    _ => x,
+                }
+            };
+            let mut lanes = |scale: Real| [value() * scale, value() * scale, value() * scale, 0.0];
+            let (a, b, t) = (
+                lanes(1.0).map(Real::abs),
+                lanes(1.0).map(Real::abs),
+                lanes(1.5),
+            );
+            let rows = [lanes(1.0), lanes(1.0), lanes(1.0)];
+            let expected = portable::boxes_overlap_rows(&a, &b, &rows, &t, 1e-6);
+            assert_eq!(
+                boxes_overlap_rows(&a, &b, &rows, &t, 1e-6),
+                expected,
+                "seed {seed}"
+            );
+            overlapping += usize::from(expected);
+            let n = Matrix::from_fn(|_, _| value());
+            let same = |x: &Rows3, y: &Rows3| {
+                x.iter()
+                    .flatten()
+                    .zip(y.iter().flatten())
+                    .all(|(p, q)| p.to_bits() == q.to_bits())
+            };
+            assert!(
+                same(&product_rows(&n, &rows), &portable::product_rows(&n, &rows)),
+                "seed {seed}"
+            );
+        }
+        // Both answers occur often.
+        assert!((2_000..18_000).contains(&overlapping), "{overlapping}");
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! it, on every target (and on x86-64 with the `portable` feature). The
 //! x86-64 forms must answer exactly as these.
 
-use super::{BoxDistanceInput, BoxDistances8, Slab8, SlabInput};
-use crate::math::Real;
+use super::{BoxDistanceInput, BoxDistances8, Rows3, Slab8, SlabInput};
+use crate::math::{Matrix, Real};
 
 /// `a < b ? a : b` per lane, as `minps` computes it (NaN keeps `b`).
 #[inline(always)]
@@ -124,4 +124,63 @@ pub(super) fn top_bits8(words: &[u32; 8]) -> u32 {
         bits |= (w >> 31) << i;
     }
     bits
+}
+
+/// See [`super::boxes_overlap_rows`]: the same sums lane by lane.
+#[inline(always)]
+pub(super) fn boxes_overlap_rows(
+    a: &[Real; 4],
+    b: &[Real; 4],
+    r: &Rows3,
+    t: &[Real; 4],
+    epsilon: Real,
+) -> bool {
+    type Lanes = [Real; 4];
+    let q: Rows3 = r.map(|row| {
+        let mut q = row.map(|x| x.abs() + epsilon);
+        q[3] = row[3].abs();
+        q
+    });
+    let mut separated = false;
+    let mut test = |d: Lanes, ra: Lanes, rb: Lanes| {
+        for k in 0..4 {
+            separated |= d[k].abs() > ra[k] + rb[k];
+        }
+    };
+    // A's face axes, lane i: |t_i| > a_i + Σ_j b_j |R_ij|.
+    let column = |j: usize| -> Lanes { [q[0][j], q[1][j], q[2][j], 0.0] };
+    let (c0, c1, c2) = (column(0), column(1), column(2));
+    test(
+        *t,
+        *a,
+        std::array::from_fn(|i| b[0] * c0[i] + b[1] * c1[i] + b[2] * c2[i]),
+    );
+    // B's face axes, lane j: |Σ_i t_i R_ij| > Σ_i a_i |R_ij| + b_j.
+    test(
+        std::array::from_fn(|j| t[0] * r[0][j] + t[1] * r[1][j] + t[2] * r[2][j]),
+        std::array::from_fn(|j| a[0] * q[0][j] + a[1] * q[1][j] + a[2] * q[2][j]),
+        *b,
+    );
+    // Edge axes Aᵢ × Bⱼ, lane j, for each i.
+    let next = |v: &Lanes| -> Lanes { [v[1], v[2], v[0], v[3]] };
+    let after = |v: &Lanes| -> Lanes { [v[2], v[0], v[1], v[3]] };
+    let (b_next, b_after) = (next(b), after(b));
+    for i in 0..3 {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        let (q_next, q_after) = (next(&q[i]), after(&q[i]));
+        test(
+            std::array::from_fn(|j| t[i2] * r[i1][j] - t[i1] * r[i2][j]),
+            std::array::from_fn(|j| a[i1] * q[i2][j] + a[i2] * q[i1][j]),
+            std::array::from_fn(|j| b_next[j] * q_after[j] + b_after[j] * q_next[j]),
+        );
+    }
+    !separated
+}
+
+/// See [`super::product_rows`].
+#[inline(always)]
+pub(super) fn product_rows(n: &Matrix, m: &Rows3) -> Rows3 {
+    std::array::from_fn(|i| {
+        std::array::from_fn(|j| n[(i, 0)] * m[0][j] + n[(i, 1)] * m[1][j] + n[(i, 2)] * m[2][j])
+    })
 }

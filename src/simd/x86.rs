@@ -4,16 +4,18 @@
 
 use std::arch::x86_64::{
     __m128, __m128i, __m256, _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_LE_OQ, _MM_HINT_T0, _mm_add_ps,
-    _mm_cmpge_ps, _mm_cmple_ps, _mm_cvtss_f32, _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps,
-    _mm_movehl_ps, _mm_movemask_ps, _mm_mul_ps, _mm_or_ps, _mm_prefetch, _mm_set1_ps,
-    _mm_setzero_ps, _mm_shuffle_ps, _mm_sub_ps, _mm256_add_ps, _mm256_castps256_ps128,
-    _mm256_cmp_ps, _mm256_extractf128_ps, _mm256_max_ps, _mm256_min_ps, _mm256_movemask_ps,
-    _mm256_mul_ps, _mm256_or_ps, _mm256_set1_ps, _mm256_setzero_ps, _mm256_sub_ps,
+    _mm_and_ps, _mm_castsi128_ps, _mm_cmpge_ps, _mm_cmpgt_ps, _mm_cmple_ps, _mm_cvtss_f32,
+    _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps, _mm_movehl_ps, _mm_movelh_ps, _mm_movemask_ps,
+    _mm_mul_ps, _mm_or_ps, _mm_prefetch, _mm_set_ps, _mm_set1_epi32, _mm_set1_ps, _mm_setzero_ps,
+    _mm_shuffle_ps, _mm_sub_ps, _mm_unpackhi_ps, _mm_unpacklo_ps, _mm256_add_ps,
+    _mm256_castps256_ps128, _mm256_cmp_ps, _mm256_extractf128_ps, _mm256_max_ps, _mm256_min_ps,
+    _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_set1_ps, _mm256_setzero_ps,
+    _mm256_sub_ps,
 };
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::{BoxDistanceInput, BoxDistances8, Isa, Slab8, SlabInput, avx2_fn};
-use crate::math::Real;
+use super::{BoxDistanceInput, BoxDistances8, Isa, Rows3, Slab8, SlabInput, avx2_fn};
+use crate::math::{Matrix, Real};
 
 /// 0: not checked yet; 1: no; 2: yes.
 static AVX2: AtomicU8 = AtomicU8::new(0);
@@ -244,4 +246,102 @@ avx2_fn! {
         let _ = avx2;
         _mm256_movemask_ps(bytemuck::cast::<[u32; 8], __m256>(*words)) as u32
     }
+}
+
+sse2_fn! {
+/// See [`super::boxes_overlap_rows`]: the portable form's sums, three axes
+/// per instruction, `|R|`'s columns by one 4×4 transpose.
+pub(super) fn boxes_overlap_rows(
+    a: &[Real; 4],
+    b: &[Real; 4],
+    rows: &Rows3,
+    t: &[Real; 4],
+    epsilon: Real,
+) -> bool {
+    let load = |v: &[Real; 4]| -> __m128 { bytemuck::cast(*v) };
+    let abs = |v: __m128| _mm_and_ps(v, _mm_castsi128_ps(_mm_set1_epi32(0x7fff_ffff)));
+    // Lane k of `v`, on all four lanes.
+    macro_rules! splat {
+        ($v:expr, $k:literal) => {
+            _mm_shuffle_ps::<{ $k * 0b0101_0101 }>($v, $v)
+        };
+    }
+    // `[v1, v2, v0, v3]` and `[v2, v0, v1, v3]`.
+    let next = |v: __m128| _mm_shuffle_ps::<0b11_00_10_01>(v, v);
+    let after = |v: __m128| _mm_shuffle_ps::<0b11_01_00_10>(v, v);
+    let (a, b, t) = (load(a), load(b), load(t));
+    let r = [load(&rows[0]), load(&rows[1]), load(&rows[2])];
+    let e = _mm_set_ps(0.0, epsilon, epsilon, epsilon);
+    let q = r.map(|row| _mm_add_ps(abs(row), e));
+    // `|d| > ra + rb`, lane by lane.
+    let test = |d: __m128, ra: __m128, rb: __m128| _mm_cmpgt_ps(abs(d), _mm_add_ps(ra, rb));
+    // |R|'s columns: the transpose of its rows and a zero row.
+    let zero = _mm_setzero_ps();
+    let (low01, low2) = (_mm_unpacklo_ps(q[0], q[1]), _mm_unpacklo_ps(q[2], zero));
+    let (high01, high2) = (_mm_unpackhi_ps(q[0], q[1]), _mm_unpackhi_ps(q[2], zero));
+    let c = [
+        _mm_movelh_ps(low01, low2),
+        _mm_movehl_ps(low2, low01),
+        _mm_movelh_ps(high01, high2),
+    ];
+    // A's face axes, lane i.
+    let rb = _mm_add_ps(
+        _mm_add_ps(_mm_mul_ps(splat!(b, 0), c[0]), _mm_mul_ps(splat!(b, 1), c[1])),
+        _mm_mul_ps(splat!(b, 2), c[2]),
+    );
+    let mut separated = test(t, a, rb);
+    // B's face axes, lane j.
+    let weigh = |w: __m128, v: &[__m128; 3]| {
+        _mm_add_ps(
+            _mm_add_ps(_mm_mul_ps(splat!(w, 0), v[0]), _mm_mul_ps(splat!(w, 1), v[1])),
+            _mm_mul_ps(splat!(w, 2), v[2]),
+        )
+    };
+    separated = _mm_or_ps(separated, test(weigh(t, &r), weigh(a, &q), b));
+    // Edge axes Aᵢ × Bⱼ, lane j, for each i.
+    let (b_next, b_after) = (next(b), after(b));
+    let (t_lanes, a_lanes) = (
+        [splat!(t, 0), splat!(t, 1), splat!(t, 2)],
+        [splat!(a, 0), splat!(a, 1), splat!(a, 2)],
+    );
+    for i in 0..3 {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        let dist = _mm_sub_ps(
+            _mm_mul_ps(t_lanes[i2], r[i1]),
+            _mm_mul_ps(t_lanes[i1], r[i2]),
+        );
+        let ra = _mm_add_ps(
+            _mm_mul_ps(a_lanes[i1], q[i2]),
+            _mm_mul_ps(a_lanes[i2], q[i1]),
+        );
+        let rb = _mm_add_ps(
+            _mm_mul_ps(b_next, after(q[i])),
+            _mm_mul_ps(b_after, next(q[i])),
+        );
+        separated = _mm_or_ps(separated, test(dist, ra, rb));
+    }
+    _mm_movemask_ps(separated) == 0
+}
+}
+
+sse2_fn! {
+/// See [`super::product_rows`]: row `i` from three broadcasts of `n`'s
+/// row `i`.
+pub(super) fn product_rows(n: &Matrix, m: &Rows3) -> Rows3 {
+    let m = [
+        bytemuck::cast::<[Real; 4], __m128>(m[0]),
+        bytemuck::cast(m[1]),
+        bytemuck::cast(m[2]),
+    ];
+    std::array::from_fn(|i| {
+        let row = _mm_add_ps(
+            _mm_add_ps(
+                _mm_mul_ps(_mm_set1_ps(n[(i, 0)]), m[0]),
+                _mm_mul_ps(_mm_set1_ps(n[(i, 1)]), m[1]),
+            ),
+            _mm_mul_ps(_mm_set1_ps(n[(i, 2)]), m[2]),
+        );
+        bytemuck::cast(row)
+    })
+}
 }
