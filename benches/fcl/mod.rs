@@ -2,8 +2,8 @@
 //! `libfcl-dev`), in double precision: a field of mesh objects, one
 //! `BVHModel<OBBRSS>` per distinct mesh shared by its objects, under a
 //! `DynamicAABBTreeCollisionManager`; and a pair of meshes for
-//! `fcl::distance`. The C++ side is `shim.cpp`, compiled by the crate's
-//! `build.rs`; only what the benches call is bound.
+//! `fcl::distance` and `fcl::collide`. The C++ side is `shim.cpp`, compiled
+//! by the crate's `build.rs`; only what the benches call is bound.
 #![allow(unsafe_code, dead_code)]
 
 use std::ffi::c_void;
@@ -42,6 +42,13 @@ unsafe extern "C" {
         pose: *const f64,
         out_distance: *mut f64,
         out_points: *mut f64,
+    ) -> i32;
+    fn fcl_pair_collide(pair: *mut c_void, pose: *const f64, out_hit: *mut i32) -> i32;
+    fn fcl_pair_collide_counts(
+        pair: *mut c_void,
+        pose: *const f64,
+        out_hit: *mut i32,
+        out_counts: *mut u64,
     ) -> i32;
     fn fcl_pair_free(pair: *mut c_void);
 }
@@ -164,8 +171,9 @@ impl Drop for Field {
     }
 }
 
-/// Two meshes for FCL's mesh–mesh distance: A at the identity, B placed
-/// per query, each its own `BVHModel<OBBRSS>` in a `CollisionObject`.
+/// Two meshes for FCL's mesh–mesh distance and collision: A at the
+/// identity, B placed per query, each its own `BVHModel<OBBRSS>` in a
+/// `CollisionObject`.
 pub struct MeshPair {
     pair: *mut c_void,
 }
@@ -213,6 +221,51 @@ impl MeshPair {
         assert!(ok != 0, "FCL distance");
         (distance, points)
     }
+
+    /// `fcl::collide` with B at `pose_b`, boolean (one contact at most, no
+    /// contact information): true when the surfaces touch, by FCL's own
+    /// triangle test in double precision, stopping at the first such pair.
+    pub fn collides(&self, pose_b: &Isometry) -> bool {
+        let pose = pose7(pose_b);
+        let mut hit = 0;
+        // SAFETY: the pair is live, `pose` holds seven doubles and `hit` is
+        // one writable int; FCL's queries on the pair do not run
+        // concurrently (`&self` is not `Sync`: the struct holds a raw pointer).
+        let ok = unsafe { fcl_pair_collide(self.pair, pose.as_ptr(), &mut hit) };
+        assert!(ok != 0, "FCL collide");
+        hit != 0
+    }
+
+    /// [`MeshPair::collides`]'s answer and work, from the same traversal
+    /// run with FCL's statistics on (not for timing).
+    pub fn collide_counts(&self, pose_b: &Isometry) -> CollideCounts {
+        let pose = pose7(pose_b);
+        let (mut hit, mut counts) = (0, [0u64; 2]);
+        // SAFETY: the pair is live, `pose` holds seven doubles, `hit` is one
+        // writable int and `counts` two u64; `&self` is not `Sync`, so no
+        // other query on the pair runs meanwhile.
+        let ok = unsafe {
+            fcl_pair_collide_counts(self.pair, pose.as_ptr(), &mut hit, counts.as_mut_ptr())
+        };
+        assert!(ok != 0, "FCL collide counts");
+        CollideCounts {
+            hit: hit != 0,
+            volume_tests: counts[0],
+            triangle_tests: counts[1],
+        }
+    }
+}
+
+/// One boolean collide of [`MeshPair::collide_counts`]: the answer and the
+/// work FCL's traversal counted.
+#[derive(Clone, Copy, Debug)]
+pub struct CollideCounts {
+    /// Whether the surfaces touch.
+    pub hit: bool,
+    /// Node pairs whose OBBs were tested.
+    pub volume_tests: u64,
+    /// Triangle pairs tested.
+    pub triangle_tests: u64,
 }
 
 impl Drop for MeshPair {

@@ -1,9 +1,9 @@
 // FCL 0.7 beside boxtree in the benches (feature `fcl`): a C API in
 // double precision over a field of mesh objects (one BVHModel<OBBRSS> per
 // distinct mesh, shared by its objects; a DynamicAABBTreeCollisionManager
-// over all objects) and over a pair of meshes for mesh-mesh distance. No
-// exception crosses into Rust: every entry point catches and reports
-// failure by its return value.
+// over all objects) and over a pair of meshes for mesh-mesh distance and
+// boolean collision. No exception crosses into Rust: every entry point
+// catches and reports failure by its return value.
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -12,6 +12,8 @@
 #include <fcl/broadphase/broadphase_dynamic_AABB_tree.h>
 #include <fcl/geometry/bvh/BVH_model.h>
 #include <fcl/narrowphase/collision.h>
+#include <fcl/narrowphase/detail/traversal/collision/mesh_collision_traversal_node.h>
+#include <fcl/narrowphase/detail/traversal/collision_node.h>
 #include <fcl/narrowphase/distance.h>
 
 namespace {
@@ -26,7 +28,7 @@ struct Field {
   std::vector<std::pair<uint32_t, uint32_t>> pairs;
 };
 
-// Mesh-mesh distance: A at the identity, B moved per query.
+// Mesh-mesh distance and collision: A at the identity, B moved per query.
 struct Pair {
   std::unique_ptr<fcl::CollisionObjectd> a;
   std::unique_ptr<fcl::CollisionObjectd> b;
@@ -181,11 +183,11 @@ void fcl_field_free(void* handle) {
   delete static_cast<Field*>(handle);
 }
 
-// A pair of meshes for fcl_pair_distance: mesh A (`a_vertices`, x, y, z
-// floats; `a_triangles`, three u32 each) fixed at the identity and mesh B
-// placed per query, each a BVHModel<OBBRSS> (FCL's model for distance: the
-// OBB prunes the overlap test, the RSS bounds distances) in its own
-// CollisionObject. Null on failure.
+// A pair of meshes for fcl_pair_distance and fcl_pair_collide: mesh A
+// (`a_vertices`, x, y, z floats; `a_triangles`, three u32 each) fixed at the
+// identity and mesh B placed per query, each a BVHModel<OBBRSS> (FCL's model
+// for distance: the OBB prunes the overlap test, the RSS bounds distances)
+// in its own CollisionObject. Null on failure.
 void* fcl_pair_new(const float* a_vertices, size_t a_vertex_count, const uint32_t* a_triangles,
                    size_t a_triangle_count, const float* b_vertices, size_t b_vertex_count,
                    const uint32_t* b_triangles, size_t b_triangle_count) {
@@ -226,6 +228,57 @@ int fcl_pair_distance(void* handle, const double pose[7], double* out_distance,
       out_points[k] = result.nearest_points[0][k];
       out_points[3 + k] = result.nearest_points[1][k];
     }
+    return 1;
+  } catch (...) {
+    return 0;
+  }
+}
+
+// Whether A and B's surfaces touch with B at `pose` (as in fcl_field_new):
+// fcl::collide with at most one contact and no contact information, so the
+// traversal stops at the first intersecting triangle pair (FCL's own
+// triangle test, in double precision). Writes 1 or 0 to `out_hit`; returns
+// 1, or 0 on failure. Only the transform is set, as in fcl_pair_distance:
+// fcl::collide on two objects reads their geometries and transforms, never
+// the world boxes (only the broad phase does), so computeAABB would be
+// wasted work here.
+int fcl_pair_collide(void* handle, const double pose[7], int* out_hit) {
+  try {
+    auto* pair = static_cast<Pair*>(handle);
+    pair->b->setTransform(transform(pose));
+    fcl::CollisionRequestd request(1, false);
+    fcl::CollisionResultd result;
+    fcl::collide(pair->a.get(), pair->b.get(), request, result);
+    *out_hit = result.isCollision() ? 1 : 0;
+    return 1;
+  } catch (...) {
+    return 0;
+  }
+}
+
+// fcl_pair_collide's traversal with FCL's statistics on, for its work
+// counts (not for timing): the same node fcl::collide builds for two
+// BVHModel<OBBRSS> (MeshCollisionTraversalNodeOBBRSS, whose volume test is
+// the OBB's), run by the same recursion. Writes the answer to `out_hit`,
+// then the volume tests (node pairs tested) and triangle tests (leaf pairs
+// tested) to `out_counts`; returns 1, or 0 on failure.
+int fcl_pair_collide_counts(void* handle, const double pose[7], int* out_hit,
+                            uint64_t out_counts[2]) {
+  try {
+    auto* pair = static_cast<Pair*>(handle);
+    const auto* a = static_cast<const Model*>(pair->a->collisionGeometry().get());
+    const auto* b = static_cast<const Model*>(pair->b->collisionGeometry().get());
+    fcl::CollisionRequestd request(1, false);
+    fcl::CollisionResultd result;
+    fcl::detail::MeshCollisionTraversalNodeOBBRSS<double> node;
+    if (!fcl::detail::initialize(node, *a, pair->a->getTransform(), *b, transform(pose), request,
+                                 result))
+      return 0;
+    node.enable_statistics = true;
+    fcl::detail::collide(&node);
+    *out_hit = result.isCollision() ? 1 : 0;
+    out_counts[0] = static_cast<uint64_t>(node.num_bv_tests);
+    out_counts[1] = static_cast<uint64_t>(node.num_leaf_tests);
     return 1;
   } catch (...) {
     return 0;
