@@ -9,9 +9,10 @@
 use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, PackedObb, Rss, Sphere};
 use crate::bvh::ray::EXIT_PADDING;
 use crate::bvh::{BuildOptions, Bvh, TraversalRay, WideLayout};
+use crate::fit::node_boxes;
 use crate::fit::{
     CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, packed_obb_with_axes,
-    ritter_sphere, rss_with_axes,
+    ritter_sphere, rss_with_axes, triangle_frame,
 };
 use crate::math::{Matrix, Point, Real, Vector};
 use crate::shape::{Ray, Triangle, TriangleSoup};
@@ -136,17 +137,22 @@ fn axes_by_extent(axes: &Matrix, half_extents: &Vector) -> [Vector; 3] {
     order.map(|i| axes.column(i).into_owned())
 }
 
-/// The two frames an OBB node may take: the area-weighted covariance frame
-/// of its triangles, then the world axes. Zero-area triangles carry no
-/// weight in the surface covariance; if all are degenerate it falls back to
-/// vertices. A patch with no preferred in-plane direction (a square of
-/// terrain) gets an arbitrary covariance frame, often 45° off and looser
-/// than the axis-aligned box, hence the second candidate.
-fn candidate_frames(triangles: &[Triangle]) -> [Matrix; 2] {
-    let covariance = CovarianceAccumulator::from_triangles(triangles)
+/// The first of the two frames an OBB node may take: the area-weighted
+/// covariance frame of its triangles ([`triangle_frame`] for one triangle);
+/// the second is the world axes. Zero-area triangles carry no weight in the
+/// surface covariance; if all are degenerate it falls back to vertices. A
+/// patch with no preferred in-plane direction (a square of terrain) gets an
+/// arbitrary covariance frame, often 45° off and looser than the
+/// axis-aligned box, hence the second candidate.
+fn covariance_frame(triangles: &[Triangle]) -> Matrix {
+    if let [triangle] = triangles
+        && let Some(frame) = triangle_frame(triangle)
+    {
+        return frame;
+    }
+    CovarianceAccumulator::from_triangles(triangles)
         .covariance()
-        .map_or_else(Matrix::identity, |c| c.frame());
-    [covariance, Matrix::identity()]
+        .map_or_else(Matrix::identity, |c| c.frame())
 }
 
 /// The tighter of two fitted boxes by `size` (volume, then area, for flat
@@ -228,10 +234,11 @@ impl BoundingVolume for Obb {
     fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self {
         let vertices: Vec<Point> = vertices_of(triangles).collect();
         let fitted = match obb_fit {
-            ObbFit::Triangles => tighter_of(
-                candidate_frames(triangles).map(|axes| obb_with_axes(&vertices, &axes)),
-                |b| (b.volume(), b.surface_area()),
-            ),
+            ObbFit::Triangles => {
+                node_boxes(&vertices, &covariance_frame(triangles)).and_then(|[c, a]| {
+                    tighter_of([Some(c), Some(a)], |b| (b.volume(), b.surface_area()))
+                })
+            }
             ObbFit::Hull => obb_from_points_hull_covariance(&vertices),
         };
         // Mesh vertices are validated finite, so the fit exists; the AABB is a safe fallback.
@@ -311,10 +318,15 @@ impl BoundingVolume for PackedObb {
         let in_frame =
             |axes: &Matrix| packed_obb_with_axes(PackedObb::encode_axes(axes), &vertices);
         let fitted = match obb_fit {
-            ObbFit::Triangles => tighter_of(
-                candidate_frames(triangles).map(|axes| in_frame(&axes)),
-                |b| (b.volume(), b.surface_area()),
-            ),
+            ObbFit::Triangles => {
+                let rotation = PackedObb::encode_axes(&covariance_frame(triangles));
+                let pack = |b: Obb, rotation| PackedObb::new(b.center, b.half_extents, rotation);
+                node_boxes(&vertices, &PackedObb::decode_axes(&rotation)).and_then(|[c, a]| {
+                    tighter_of([Some(pack(c, rotation)), Some(pack(a, [0.0; 3]))], |b| {
+                        (b.volume(), b.surface_area())
+                    })
+                })
+            }
             ObbFit::Hull => in_frame(&Obb::fit(triangles, obb_fit).axes),
         };
         // Mesh vertices are validated finite, so the fit exists; the world frame is a safe fallback.
@@ -528,7 +540,7 @@ impl BoundingVolume for Rss {
     fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self {
         let balls: Vec<(Point, Real)> = vertices_of(triangles).map(|p| (p, 0.0)).collect();
         let frames = match obb_fit {
-            ObbFit::Triangles => candidate_frames(triangles),
+            ObbFit::Triangles => [covariance_frame(triangles), Matrix::identity()],
             ObbFit::Hull => {
                 let vertices: Vec<Point> = balls.iter().map(|b| b.0).collect();
                 let hull = obb_from_points_hull_covariance(&vertices)

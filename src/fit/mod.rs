@@ -15,9 +15,10 @@ pub use covariance::{
     triangle_covariance,
 };
 pub use hull::{ConvexHull, Hull, HullError, convex_hull};
+pub(crate) use obb::node_boxes;
 pub use obb::{
     obb_from_points_covariance, obb_from_points_hull_covariance, obb_from_points_min_volume,
-    obb_from_triangles_covariance, obb_with_axes, pack_obb, packed_obb_with_axes,
+    obb_from_triangles_covariance, obb_with_axes, pack_obb, packed_obb_with_axes, triangle_frame,
 };
 pub use rss::rss_with_axes;
 pub use sphere::{SphereFitError, ritter_sphere, sphere_from_aabb, welzl_sphere};
