@@ -9,11 +9,11 @@
 use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, PackedObb, Rss, Sphere};
 use crate::bvh::ray::EXIT_PADDING;
 use crate::bvh::{BuildOptions, Bvh, TraversalRay, WideLayout};
-use crate::fit::node_boxes;
 use crate::fit::{
     CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, packed_obb_with_axes,
     ritter_sphere, rss_with_axes, triangle_frame,
 };
+use crate::fit::{node_boxes, surface_frame};
 use crate::math::{Matrix, Point, Real, Vector};
 use crate::shape::{Ray, Triangle, TriangleSoup};
 
@@ -150,9 +150,11 @@ fn covariance_frame(triangles: &[Triangle]) -> Matrix {
     {
         return frame;
     }
-    CovarianceAccumulator::from_triangles(triangles)
-        .covariance()
-        .map_or_else(Matrix::identity, |c| c.frame())
+    surface_frame(triangles).unwrap_or_else(|| {
+        CovarianceAccumulator::from_triangles(triangles)
+            .covariance()
+            .map_or_else(Matrix::identity, |c| c.frame())
+    })
 }
 
 /// The tighter of two fitted boxes by `size` (volume, then area, for flat
@@ -232,17 +234,17 @@ impl BoundingVolume for Obb {
     }
 
     fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self {
-        let vertices: Vec<Point> = vertices_of(triangles).collect();
+        let vertices = || vertices_of(triangles).collect::<Vec<Point>>();
         let fitted = match obb_fit {
             ObbFit::Triangles => {
-                node_boxes(&vertices, &covariance_frame(triangles)).and_then(|[c, a]| {
+                node_boxes(triangles, &covariance_frame(triangles)).and_then(|[c, a]| {
                     tighter_of([Some(c), Some(a)], |b| (b.volume(), b.surface_area()))
                 })
             }
-            ObbFit::Hull => obb_from_points_hull_covariance(&vertices),
+            ObbFit::Hull => obb_from_points_hull_covariance(&vertices()),
         };
         // Mesh vertices are validated finite, so the fit exists; the AABB is a safe fallback.
-        fitted.unwrap_or_else(|| Obb::from_aabb(&Aabb::from_points(&vertices)))
+        fitted.unwrap_or_else(|| Obb::from_aabb(&Aabb::from_points(&vertices())))
     }
 
     fn refit_parent(&self, left: &Self, right: &Self) -> Self {
@@ -311,17 +313,17 @@ impl BoundingVolume for PackedObb {
     }
 
     fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self {
-        let vertices: Vec<Point> = vertices_of(triangles).collect();
+        let vertices = || vertices_of(triangles).collect::<Vec<Point>>();
         // The same frames as an `Obb` node, each fitted once, directly in
         // its decoded form (fitting an `Obb` first and repacking it cost a
         // third projection pass per node).
         let in_frame =
-            |axes: &Matrix| packed_obb_with_axes(PackedObb::encode_axes(axes), &vertices);
+            |axes: &Matrix| packed_obb_with_axes(PackedObb::encode_axes(axes), &vertices());
         let fitted = match obb_fit {
             ObbFit::Triangles => {
                 let rotation = PackedObb::encode_axes(&covariance_frame(triangles));
                 let pack = |b: Obb, rotation| PackedObb::new(b.center, b.half_extents, rotation);
-                node_boxes(&vertices, &PackedObb::decode_axes(&rotation)).and_then(|[c, a]| {
+                node_boxes(triangles, &PackedObb::decode_axes(&rotation)).and_then(|[c, a]| {
                     tighter_of([Some(pack(c, rotation)), Some(pack(a, [0.0; 3]))], |b| {
                         (b.volume(), b.surface_area())
                     })
@@ -330,8 +332,9 @@ impl BoundingVolume for PackedObb {
             ObbFit::Hull => in_frame(&Obb::fit(triangles, obb_fit).axes),
         };
         // Mesh vertices are validated finite, so the fit exists; the world frame is a safe fallback.
-        fitted
-            .unwrap_or_else(|| crate::fit::pack_obb(&Obb::from_aabb(&Aabb::from_points(&vertices))))
+        fitted.unwrap_or_else(|| {
+            crate::fit::pack_obb(&Obb::from_aabb(&Aabb::from_points(&vertices())))
+        })
     }
 
     fn refit_parent(&self, left: &Self, right: &Self) -> Self {

@@ -10,6 +10,7 @@ mod obb;
 mod rss;
 mod sphere;
 
+pub(crate) use covariance::surface_frame;
 pub use covariance::{
     Covariance, CovarianceAccumulator, CovarianceSource, point_covariance, principal_frame,
     triangle_covariance,

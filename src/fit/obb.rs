@@ -152,9 +152,11 @@ pub fn triangle_frame(triangle: &Triangle) -> Option<Matrix> {
         let width = along.max(length) - along.min(0.0);
         (width * twice_area / length, edge, apex - start)
     };
-    let best = (0..3).map(rectangle).min_by(|p, q| p.0.total_cmp(&q.0))?;
-    let frame = orthonormal_frame(&best.1, &best.2)?;
-    Some(frame.cast::<Real>())
+    let (_, edge, apex) = (0..3).map(rectangle).min_by(|p, q| p.0.total_cmp(&q.0))?;
+    let along = edge.normalize();
+    let normal = edge.cross(&apex).normalize();
+    let frame = M64::from_columns(&[along, normal.cross(&along), normal]).cast::<Real>();
+    frame.iter().all(|x| x.is_finite()).then_some(frame)
 }
 
 /// The two boxes an OBB-tree node chooses between, the box in `axes` and
@@ -171,20 +173,25 @@ pub fn triangle_frame(triangle: &Triangle) -> Option<Matrix> {
 /// extents padded by both bounds, rounded up, keep every input inside,
 /// exactly and by `Obb::contains_point`, for about `1e-6` of the box's
 /// reach (both checked on random clouds at scales from `1e-30` to `1e30`).
-pub(crate) fn node_boxes(points: &[Point], axes: &Matrix) -> Option<[Obb; 2]> {
-    if points.is_empty()
-        || !points.iter().all(is_finite_point)
-        || !axes.iter().all(|x| x.is_finite())
-    {
+pub(crate) fn node_boxes(triangles: &[Triangle], axes: &Matrix) -> Option<[Obb; 2]> {
+    let first = triangles.first()?.a;
+    if !axes.iter().all(|x| x.is_finite()) {
         return None;
     }
     let frame = axes.cast::<f64>();
-    let (mut world_lo, mut world_hi) = (points[0], points[0]);
+    let (mut world_lo, mut world_hi) = (first, first);
     let (mut lo, mut hi) = (V64::repeat(f64::INFINITY), V64::repeat(f64::NEG_INFINITY));
-    for p in points {
-        (world_lo, world_hi) = (world_lo.inf(p), world_hi.sup(p));
-        let local = frame.tr_mul(&p.coords.cast::<f64>());
-        (lo, hi) = (lo.inf(&local), hi.sup(&local));
+    let mut finite = true;
+    for t in triangles {
+        for p in [&t.a, &t.b, &t.c] {
+            finite &= is_finite_point(p);
+            (world_lo, world_hi) = (world_lo.inf(p), world_hi.sup(p));
+            let local = frame.tr_mul(&p.coords.cast::<f64>());
+            (lo, hi) = (lo.inf(&local), hi.sup(&local));
+        }
+    }
+    if !finite {
+        return None;
     }
     let center = Point::from((frame * ((lo + hi) * 0.5)).cast::<Real>());
     let c64 = center.coords.cast::<f64>();
@@ -714,7 +721,14 @@ mod tests {
             let axes = *crate::math::Rotation::new(turn)
                 .to_rotation_matrix()
                 .matrix();
-            let boxes = node_boxes(&points, &axes).expect("finite points");
+            // Triangles of consecutive points (the fit reads vertices only).
+            let triangles: Vec<Triangle> = (0..points.len())
+                .map(|i| {
+                    let at = |k: usize| points[(i + k) % points.len()];
+                    Triangle::new(at(0), at(1), at(2))
+                })
+                .collect();
+            let boxes = node_boxes(&triangles, &axes).expect("finite points");
             for obb in &boxes {
                 let frame = obb.axes.cast::<f64>();
                 for p in &points {

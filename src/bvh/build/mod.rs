@@ -329,11 +329,12 @@ impl<'a> Builder<'a> {
         }
         let mesh = self.mesh;
         self.scratch.clear();
-        self.scratch.extend(
-            ids.iter()
-                .flat_map(PrimRef::ids)
-                .map(|id| mesh.triangle(TriangleId(id))),
-        );
+        self.scratch.reserve(ids.len());
+        for prim in ids {
+            for id in prim.ids() {
+                self.scratch.push(mesh.triangle(TriangleId(id)));
+            }
+        }
         V::fit(&self.scratch, self.options.obb_fit)
     }
 }
