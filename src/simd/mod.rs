@@ -286,6 +286,50 @@ pub(crate) fn product_rows(n: &Matrix, m: &Rows3) -> Rows3 {
     portable::product_rows(n, m)
 }
 
+/// Running lane-wise extremes of points in a rotated frame and in the world
+/// frame, for fitting an OBB-tree node in one pass (`fit::node_boxes`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct FrameExtremes {
+    /// Least and greatest `rows`-frame coordinates of `p − origin`.
+    pub(crate) lo: [Real; 4],
+    pub(crate) hi: [Real; 4],
+    /// Least and greatest world coordinates.
+    pub(crate) world_lo: [Real; 4],
+    pub(crate) world_hi: [Real; 4],
+    /// `Σ 0 · p`: NaN exactly when some coordinate was not finite.
+    pub(crate) nan_if_not_finite: [Real; 4],
+}
+
+impl FrameExtremes {
+    /// Nothing included yet.
+    pub(crate) const EMPTY: FrameExtremes = FrameExtremes {
+        lo: [Real::INFINITY; 4],
+        hi: [Real::NEG_INFINITY; 4],
+        world_lo: [Real::INFINITY; 4],
+        world_hi: [Real::NEG_INFINITY; 4],
+        nan_if_not_finite: [0.0; 4],
+    };
+}
+
+/// Includes `p` (fourth lane 0) in `extremes`: its offset `d = p − origin`
+/// in the frame whose rows are `rows` (`d_x row_0 + d_y row_1 + d_z row_2`,
+/// summed in that order) and `p` itself. For finite input every form
+/// answers alike.
+#[inline(always)]
+pub(crate) fn include_point(
+    extremes: &mut FrameExtremes,
+    p: &[Real; 4],
+    origin: &[Real; 4],
+    rows: &Rows3,
+) {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    {
+        x86::include_point(extremes, p, origin, rows);
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+    portable::include_point(extremes, p, origin, rows);
+}
+
 /// Asks the cache for every 64-byte line that `items` touches (a hint
 /// only; nothing on targets without a prefetch instruction).
 #[inline(always)]
@@ -374,6 +418,30 @@ mod tests {
         }
         // Both answers occur often.
         assert!((2_000..18_000).contains(&overlapping), "{overlapping}");
+    }
+
+    #[test]
+    fn frame_extremes_answer_as_the_portable_form() {
+        let mut next = crate::test_support::unit_floats(11);
+        let mut lanes = |scale: Real| [next() * scale, next() * scale, next() * scale, 0.0];
+        for case in 0..500 {
+            let scale = [1e-20, 1.0, 3e4, 1e20][case % 4];
+            let (origin, rows) = (lanes(scale), [lanes(1.0), lanes(1.0), lanes(1.0)]);
+            let (mut ours, mut expected) = (FrameExtremes::EMPTY, FrameExtremes::EMPTY);
+            for _ in 0..case % 9 {
+                let mut p = lanes(scale);
+                if case % 50 == 7 {
+                    p[1] = Real::INFINITY;
+                }
+                include_point(&mut ours, &p, &origin, &rows);
+                portable::include_point(&mut expected, &p, &origin, &rows);
+            }
+            let bits = |e: &FrameExtremes| {
+                [e.lo, e.hi, e.world_lo, e.world_hi, e.nan_if_not_finite]
+                    .map(|v| v.map(Real::to_bits))
+            };
+            assert_eq!(bits(&ours), bits(&expected), "case {case}");
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! it, on every target (and on x86-64 with the `portable` feature). The
 //! x86-64 forms must answer exactly as these.
 
-use super::{BoxDistanceInput, BoxDistances8, Rows3, Slab8, SlabInput};
+use super::{BoxDistanceInput, BoxDistances8, FrameExtremes, Rows3, Slab8, SlabInput};
 use crate::math::{Matrix, Real};
 
 /// `a < b ? a : b` per lane, as `minps` computes it (NaN keeps `b`).
@@ -183,4 +183,23 @@ pub(super) fn product_rows(n: &Matrix, m: &Rows3) -> Rows3 {
     std::array::from_fn(|i| {
         std::array::from_fn(|j| n[(i, 0)] * m[0][j] + n[(i, 1)] * m[1][j] + n[(i, 2)] * m[2][j])
     })
+}
+
+/// See [`super::include_point`].
+#[inline(always)]
+pub(super) fn include_point(
+    extremes: &mut FrameExtremes,
+    p: &[Real; 4],
+    origin: &[Real; 4],
+    rows: &Rows3,
+) {
+    let d: [Real; 4] = std::array::from_fn(|k| p[k] - origin[k]);
+    for i in 0..4 {
+        let local = d[0] * rows[0][i] + d[1] * rows[1][i] + d[2] * rows[2][i];
+        extremes.lo[i] = min(local, extremes.lo[i]);
+        extremes.hi[i] = max(local, extremes.hi[i]);
+        extremes.world_lo[i] = min(p[i], extremes.world_lo[i]);
+        extremes.world_hi[i] = max(p[i], extremes.world_hi[i]);
+        extremes.nan_if_not_finite[i] += p[i] * 0.0;
+    }
 }
