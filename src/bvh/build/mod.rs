@@ -200,7 +200,7 @@ fn build_nodes<V: BoundingVolume>(
     #[cfg(feature = "parallel")]
     if options.parallel {
         let summary = NodeSummary::of(prims);
-        return Builder::build_parallel(mesh, options, runs, prims, &summary, 0, 0);
+        return Builder::build_parallel(mesh, options, runs, prims, &summary);
     }
     Builder::new(mesh, options, runs).build_serial(prims, 0)
 }

@@ -18,9 +18,34 @@ const PARALLEL_MIN_RECORDS: usize = 4096;
 const MAX_PARALLEL_DEPTH: u32 = 12;
 
 impl Builder<'_> {
-    /// Builds the subtree over `ids` (positions `offset ..` of the leaf order),
-    /// forking the two children onto the rayon pool while subtrees are large.
+    /// The tree over `ids` built on rayon's pool: [`Builder::fork`], then
+    /// every node copied once into its place.
     pub(super) fn build_parallel<V: BoundingVolume>(
+        mesh: &TriangleSoup<'_>,
+        options: &BuildOptions,
+        runs: bool,
+        ids: &mut [PrimRef],
+        summary: &NodeSummary,
+    ) -> Subtree<V> {
+        let Counted { count, depth, root } =
+            Builder::fork::<V>(mesh, options, runs, ids, summary, 0, 0);
+        let nodes = match root {
+            Parts::Serial(nodes) => nodes,
+            Parts::Fork { volume, children } => {
+                // The root's volume fills the slots until each is written.
+                let mut nodes = vec![Node::inner(volume, 0); count];
+                place(&Parts::Fork { volume, children }, &mut nodes, 0, 1);
+                nodes
+            }
+        };
+        Subtree { nodes, depth }
+    }
+
+    /// Splits the top of the tree with `rayon::join` and builds each
+    /// subtree below the size or depth bound serially, returning the pieces
+    /// unjoined: concatenating them at every fork copied each node once per
+    /// forking level (eight times for a million triangles).
+    fn fork<V: BoundingVolume>(
         mesh: &TriangleSoup<'_>,
         options: &BuildOptions,
         runs: bool,
@@ -28,23 +53,28 @@ impl Builder<'_> {
         summary: &NodeSummary,
         offset: usize,
         depth: u32,
-    ) -> Subtree<V> {
+    ) -> Counted<V> {
         let mut builder = Builder::new(mesh, options, runs);
+        let serial = |subtree: Subtree<V>| Counted {
+            count: subtree.nodes.len(),
+            depth: subtree.depth,
+            root: Parts::Serial(subtree.nodes),
+        };
         if ids.len() < PARALLEL_MIN_RECORDS || depth >= MAX_PARALLEL_DEPTH {
-            return builder.build_serial(ids, offset);
+            return serial(builder.build_serial(ids, offset));
         }
         let volume: V = builder.fit(ids, &summary.node_box);
         let Some(Halves { mid, summaries }) = builder.split(&volume, ids, summary) else {
-            return Subtree {
+            return serial(Subtree {
                 nodes: vec![Node::leaf(volume, offset as u32, ids.len() as u32)],
                 depth: 0,
-            };
+            });
         };
         let (left_ids, right_ids) = ids.split_at_mut(mid);
         let [left_summary, right_summary] = &summaries;
-        let (left, right): (Subtree<V>, Subtree<V>) = rayon::join(
+        let (left, right) = rayon::join(
             || {
-                Builder::build_parallel::<V>(
+                Builder::fork::<V>(
                     mesh,
                     options,
                     runs,
@@ -55,7 +85,7 @@ impl Builder<'_> {
                 )
             },
             || {
-                Builder::build_parallel::<V>(
+                Builder::fork::<V>(
                     mesh,
                     options,
                     runs,
@@ -66,23 +96,64 @@ impl Builder<'_> {
                 )
             },
         );
-        // Same layout as the serial builder: root, the child pair, then the left
-        // child's descendants, then the right child's. Links inside each subtree
-        // move by where its descendants now start.
-        let depth = 1 + left.depth.max(right.depth);
-        let (left, right) = (left.nodes, right.nodes);
-        let mut nodes = Vec::with_capacity(1 + left.len() + right.len());
-        nodes.push(Node::inner(volume, 1));
-        let left_shift = 2;
-        let right_shift = 1 + left.len() as u32;
-        let shifted = |mut n: Node<V>, by: u32| {
-            n.shift(by);
-            n
-        };
-        nodes.push(shifted(left[0], left_shift));
-        nodes.push(shifted(right[0], right_shift));
-        nodes.extend(left[1..].iter().map(|&n| shifted(n, left_shift)));
-        nodes.extend(right[1..].iter().map(|&n| shifted(n, right_shift)));
-        Subtree { nodes, depth }
+        Counted {
+            count: 1 + left.count + right.count,
+            depth: 1 + left.depth.max(right.depth),
+            root: Parts::Fork {
+                volume,
+                children: Box::new([left, right]),
+            },
+        }
+    }
+}
+
+/// A subtree built in pieces, with its node count and depth.
+struct Counted<V> {
+    count: usize,
+    depth: u32,
+    root: Parts<V>,
+}
+
+/// The pieces of a subtree: a serially built run of nodes (root first,
+/// links relative to it), or a forked node over two subtrees.
+enum Parts<V> {
+    Serial(Vec<Node<V>>),
+    Fork {
+        volume: V,
+        children: Box<[Counted<V>; 2]>,
+    },
+}
+
+/// Writes `parts` with its root at `root` and its descendants from
+/// `descendants` on, in the serial builder's layout (a node's child pair
+/// adjacent, the left child's descendants before the right's); returns
+/// where the next descendants go.
+fn place<V: BoundingVolume>(
+    parts: &Parts<V>,
+    nodes: &mut [Node<V>],
+    root: usize,
+    descendants: usize,
+) -> usize {
+    match parts {
+        Parts::Serial(run) => {
+            // Links inside the run count from its root at 0, and its
+            // descendants (from 1 on) move to `descendants`.
+            let by = (descendants - 1) as u32;
+            let shifted = |mut n: Node<V>| {
+                n.shift(by);
+                n
+            };
+            nodes[root] = shifted(run[0]);
+            for (slot, &node) in nodes[descendants..].iter_mut().zip(&run[1..]) {
+                *slot = shifted(node);
+            }
+            descendants + run.len() - 1
+        }
+        Parts::Fork { volume, children } => {
+            nodes[root] = Node::inner(*volume, descendants as u32);
+            let [left, right] = &**children;
+            let after_left = place(&left.root, nodes, descendants, descendants + 2);
+            place(&right.root, nodes, descendants + 1, after_left)
+        }
     }
 }
