@@ -263,13 +263,16 @@ pub fn triangle_covariance(triangles: &[Triangle]) -> Option<Covariance> {
 /// which takes it at every node. Coordinates are taken relative to the
 /// first vertex, so the sums' cancellation depends on the triangles' spread,
 /// not on their distance from the origin; a frame that rounding bends only
-/// loosens the box fitted in it. `None` when the total area is zero or the
-/// sums are not finite (the caller falls back to the accumulator).
+/// loosens the box fitted in it. Nodes of more than [`FRAME_SAMPLE`]
+/// triangles take every k-th of them: the top levels' frames matter least
+/// to queries, and each level costs a pass over every triangle. `None`
+/// when the total area is zero or the sums are not finite (the caller
+/// falls back to the accumulator).
 #[must_use]
 pub(crate) fn surface_frame(triangles: &[Triangle]) -> Option<Matrix> {
     let origin = triangles.first()?.a.coords.cast::<f64>();
     let (mut area_sum, mut first, mut second) = (0.0, V64::zeros(), [0.0f64; 6]);
-    for t in triangles {
+    for t in triangles.iter().step_by(triangles.len().div_ceil(FRAME_SAMPLE)) {
         let [a, b, c] = t.vertices().map(|p| p.coords.cast::<f64>() - origin);
         let area = 0.5 * (b - a).cross(&(c - a)).norm();
         let g = (a + b + c) / 3.0;
@@ -300,6 +303,9 @@ pub(crate) fn surface_frame(triangles: &[Triangle]) -> Option<Matrix> {
     let matrix = M64::new(xx, xy, xz, xy, yy, yz, xz, yz, zz) - mean * mean.transpose();
     frame_from_eigen(&matrix)
 }
+
+/// The most triangles [`surface_frame`] sums for one frame.
+const FRAME_SAMPLE: usize = 2048;
 
 /// Covariance of `points`, each weighted equally (divided by n, not n − 1).
 ///
