@@ -145,16 +145,25 @@ fn axes_by_extent(axes: &Matrix, half_extents: &Vector) -> [Vector; 3] {
 /// arbitrary covariance frame, often 45° off and looser than the
 /// axis-aligned box, hence the second candidate.
 fn covariance_frame(triangles: &[Triangle]) -> Matrix {
+    node_frame(triangles).0
+}
+
+/// [`covariance_frame`], and whether it is one triangle's edge-flush frame,
+/// whose box the world-axes box can only tie: the smallest rectangle
+/// around a triangle in its plane is the edge-flush one (a flat world box
+/// of an axis-aligned triangle has no smaller area, only no padding).
+fn node_frame(triangles: &[Triangle]) -> (Matrix, bool) {
     if let [triangle] = triangles
         && let Some(frame) = triangle_frame(triangle)
     {
-        return frame;
+        return (frame, true);
     }
-    surface_frame(triangles).unwrap_or_else(|| {
+    let frame = surface_frame(triangles).unwrap_or_else(|| {
         CovarianceAccumulator::from_triangles(triangles)
             .covariance()
             .map_or_else(Matrix::identity, |c| c.frame())
-    })
+    });
+    (frame, false)
 }
 
 /// The tighter of two fitted boxes by `size` (volume, then area, for flat
@@ -237,8 +246,18 @@ impl BoundingVolume for Obb {
         let vertices = || vertices_of(triangles).collect::<Vec<Point>>();
         let fitted = match obb_fit {
             ObbFit::Triangles => {
-                node_boxes(triangles, &covariance_frame(triangles)).and_then(|[c, a]| {
-                    tighter_of([Some(c), Some(a)], |b| (b.volume(), b.surface_area()))
+                let (frame, one_triangle) = node_frame(triangles);
+                node_boxes(triangles, &frame).map(|boxes| {
+                    if one_triangle {
+                        return boxes.framed;
+                    }
+                    let aligned = boxes.aligned();
+                    let size = |b: &Obb| (b.volume(), b.surface_area());
+                    if size(&aligned) < size(&boxes.framed) {
+                        aligned
+                    } else {
+                        boxes.framed
+                    }
                 })
             }
             ObbFit::Hull => obb_from_points_hull_covariance(&vertices()),
@@ -321,12 +340,21 @@ impl BoundingVolume for PackedObb {
             |axes: &Matrix| packed_obb_with_axes(PackedObb::encode_axes(axes), &vertices());
         let fitted = match obb_fit {
             ObbFit::Triangles => {
-                let rotation = PackedObb::encode_axes(&covariance_frame(triangles));
+                let (frame, one_triangle) = node_frame(triangles);
+                let rotation = PackedObb::encode_axes(&frame);
                 let pack = |b: Obb, rotation| PackedObb::new(b.center, b.half_extents, rotation);
-                node_boxes(triangles, &PackedObb::decode_axes(&rotation)).and_then(|[c, a]| {
-                    tighter_of([Some(pack(c, rotation)), Some(pack(a, [0.0; 3]))], |b| {
-                        (b.volume(), b.surface_area())
-                    })
+                node_boxes(triangles, &PackedObb::decode_axes(&rotation)).map(|boxes| {
+                    let framed = pack(boxes.framed, rotation);
+                    if one_triangle {
+                        return framed;
+                    }
+                    let aligned = pack(boxes.aligned(), [0.0; 3]);
+                    let size = |b: &PackedObb| (b.volume(), b.surface_area());
+                    if size(&aligned) < size(&framed) {
+                        aligned
+                    } else {
+                        framed
+                    }
                 })
             }
             ObbFit::Hull => in_frame(&Obb::fit(triangles, obb_fit).axes),

@@ -272,7 +272,10 @@ pub fn triangle_covariance(triangles: &[Triangle]) -> Option<Covariance> {
 pub(crate) fn surface_frame(triangles: &[Triangle]) -> Option<Matrix> {
     let origin = triangles.first()?.a.coords.cast::<f64>();
     let (mut area_sum, mut first, mut second) = (0.0, V64::zeros(), [0.0f64; 6]);
-    for t in triangles.iter().step_by(triangles.len().div_ceil(FRAME_SAMPLE)) {
+    for t in triangles
+        .iter()
+        .step_by(triangles.len().div_ceil(FRAME_SAMPLE))
+    {
         let [a, b, c] = t.vertices().map(|p| p.coords.cast::<f64>() - origin);
         let area = 0.5 * (b - a).cross(&(c - a)).norm();
         let g = (a + b + c) / 3.0;

@@ -161,9 +161,10 @@ pub fn triangle_frame(triangle: &Triangle) -> Option<Matrix> {
 }
 
 /// The two boxes an OBB-tree node chooses between, the box in `axes` and
-/// the world-frame box ([`aligned_with_axes`]), from one pass over
-/// `points`: a builder visits every triangle once per tree level, and this
-/// fit is most of its time. `None` for no points or non-finite input.
+/// the world-frame box ([`aligned_with_axes`], made on demand), from one
+/// pass over the triangles' vertices: a builder visits every triangle once
+/// per tree level, and this fit is most of its time. `None` for no
+/// triangles or non-finite input.
 ///
 /// The box in `axes` takes its containment from error bounds instead of
 /// [`general_with_axes`]'s second `f64` pass: the projections are made in
@@ -177,7 +178,7 @@ pub fn triangle_frame(triangle: &Triangle) -> Option<Matrix> {
 /// up keep every input inside, exactly and by `Obb::contains_point`, for
 /// about `1e-6` of the box's reach (both checked on random clouds at
 /// scales from `1e-30` to `1e30`).
-pub(crate) fn node_boxes(triangles: &[Triangle], axes: &Matrix) -> Option<[Obb; 2]> {
+pub(crate) fn node_boxes(triangles: &[Triangle], axes: &Matrix) -> Option<NodeBoxes> {
     let origin = triangles.first()?.a;
     if !axes.iter().all(|x| x.is_finite()) {
         return None;
@@ -226,10 +227,26 @@ pub(crate) fn node_boxes(triangles: &[Triangle], axes: &Matrix) -> Option<[Obb; 
     const U32: f64 = f32::EPSILON as f64 * 0.5;
     let pad = 5.0 * U32 * (reach(&r64) + reach(&c64));
     let half_extents = exact.add_scalar(pad).map(round_up);
-    Some([
-        Obb::new(center, *axes, half_extents),
-        aligned_from_extremes(world_lo, world_hi),
-    ])
+    Some(NodeBoxes {
+        framed: Obb::new(center, *axes, half_extents),
+        world_lo,
+        world_hi,
+    })
+}
+
+/// What [`node_boxes`] fitted: the box in the given axes, and the world
+/// extremes the axis-aligned box comes from, made only when asked for.
+pub(crate) struct NodeBoxes {
+    pub(crate) framed: Obb,
+    world_lo: Point,
+    world_hi: Point,
+}
+
+impl NodeBoxes {
+    /// The world-frame box, as [`aligned_with_axes`] fits it.
+    pub(crate) fn aligned(&self) -> Obb {
+        aligned_from_extremes(self.world_lo, self.world_hi)
+    }
 }
 
 /// The smallest [`PackedObb`] with the packed frame `rotation` around
@@ -750,7 +767,8 @@ mod tests {
                     Triangle::new(at(0), at(1), at(2))
                 })
                 .collect();
-            let boxes = node_boxes(&triangles, &axes).expect("finite points");
+            let fitted = node_boxes(&triangles, &axes).expect("finite points");
+            let boxes = [fitted.framed, fitted.aligned()];
             for obb in &boxes {
                 let frame = obb.axes.cast::<f64>();
                 for p in &points {
