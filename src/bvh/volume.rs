@@ -149,9 +149,10 @@ fn covariance_frame(triangles: &[Triangle]) -> Matrix {
 }
 
 /// [`covariance_frame`], and whether it is one triangle's edge-flush frame,
-/// whose box the world-axes box can only tie: the smallest rectangle
-/// around a triangle in its plane is the edge-flush one (a flat world box
-/// of an axis-aligned triangle has no smaller area, only no padding).
+/// whose box the world-axes box can only tie in area: the smallest
+/// rectangle around a triangle in its plane is the edge-flush one. (For an
+/// axis-aligned triangle the world box is flat where the fitted one keeps
+/// its error padding, about `1e-6` of its size: not worth a second box.)
 fn node_frame(triangles: &[Triangle]) -> (Matrix, bool) {
     if let [triangle] = triangles
         && let Some(frame) = triangle_frame(triangle)

@@ -30,7 +30,9 @@
 //! `f64`, padded by `16 ε₆₄ · max‖p − center‖∞` (ε₆₄ = `f64::EPSILON`, about
 //! 4·10⁻¹⁵ of the box size) and rounded up to `f32`. The only slack is that
 //! of `f32` itself, about `ε₃₂` times the box size on each axis; it matters
-//! only for the volume of very thin boxes.
+//! only for the volume of very thin boxes. OBB-tree nodes are fitted by
+//! `node_boxes` instead, which keeps both guarantees by error bounds rather
+//! than by evaluation, for about `1e-6` of the box's reach.
 //!
 //! **Invalid input.** Empty input, or any NaN or infinite coordinate, gives `None`.
 
@@ -176,8 +178,9 @@ pub fn triangle_frame(triangle: &Triangle) -> Option<Matrix> {
 /// `4u ‖p − c‖₁` likewise. Half-extents padded by `5u` times both reaches
 /// (the spare `u` covers the `f64` arithmetic of the centre) and rounded
 /// up keep every input inside, exactly and by `Obb::contains_point`, for
-/// about `1e-6` of the box's reach (both checked on random clouds at
-/// scales from `1e-30` to `1e30`).
+/// about `1e-6` of the box's reach; an absolute `3 · 2⁻¹⁴⁹` covers products
+/// that underflow, and nodes reaching past `2¹²⁵` take the `f64` fit (both
+/// checked on random clouds at scales from `1e-44` to `3e38`).
 pub(crate) fn node_boxes(triangles: &[Triangle], axes: &Matrix) -> Option<NodeBoxes> {
     let origin = triangles.first()?.a;
     if !axes.iter().all(|x| x.is_finite()) {
@@ -224,15 +227,32 @@ pub(crate) fn node_boxes(triangles: &[Triangle], axes: &Matrix) -> Option<NodeBo
             .sup(&(world_hi64 - from).abs())
             .sum()
     };
-    const U32: f64 = f32::EPSILON as f64 * 0.5;
-    let pad = 5.0 * U32 * (reach(&r64) + reach(&c64));
-    let half_extents = exact.add_scalar(pad).map(round_up);
+    let (from_first, from_center) = (reach(&r64), reach(&c64));
+    let framed = if from_first < F32_SAFE_REACH && from_center < F32_SAFE_REACH {
+        const U32: f64 = f32::EPSILON as f64 * 0.5;
+        // Each of the two bounds' three products may also lose up to half
+        // the smallest subnormal to underflow.
+        let underflow = 3.0 * f64::from(f32::from_bits(1));
+        let pad = 5.0 * U32 * (from_first + from_center) + underflow;
+        Obb::new(center, *axes, exact.add_scalar(pad).map(round_up))
+    } else {
+        // Offsets near `f32::MAX` overflow the `f32` pass (an infinite
+        // offset times a zero axis entry is NaN, which the extremes skip):
+        // the two-pass `f64` fit instead.
+        let vertices: Vec<Point> = triangles.iter().flat_map(Triangle::vertices).collect();
+        general_with_axes(&vertices, axes)
+    };
     Some(NodeBoxes {
-        framed: Obb::new(center, *axes, half_extents),
+        framed,
         world_lo,
         world_hi,
     })
 }
+
+/// Below this reach (`2¹²⁵`) no offset, product or sum of three in
+/// [`node_boxes`]' `f32` pass can overflow (frame entries are at most about
+/// 1).
+const F32_SAFE_REACH: f64 = 4.253_529_586_511_731_2e37;
 
 /// What [`node_boxes`] fitted: the box in the given axes, and the world
 /// extremes the axis-aligned box comes from, made only when asked for.
@@ -732,13 +752,14 @@ mod tests {
 
     /// Every input inside both node boxes, by `Obb::contains_point` and
     /// exactly (`f64` local coordinates of the `f32` centre and axes): random
-    /// clouds at many scales, far from the origin, flat and single points,
-    /// in random frames.
+    /// clouds at many scales (subnormal to near `f32::MAX`), far from the
+    /// origin, flat and single points, in random frames and in frames with
+    /// zero entries (where an overflowed offset turns into NaN).
     #[test]
     fn node_boxes_contain_every_point() {
         let mut next = unit_floats(43);
-        for case in 0..4_000 {
-            let scale = [1e-30, 1e-6, 1.0, 3.7, 1e6, 1e30][case % 6];
+        for case in 0..6_000 {
+            let scale = [1e-44, 1e-40, 1e-30, 1e-6, 1.0, 3.7, 1e6, 1e30, 1.5e38, 3e38][case % 10];
             let offset = [0.0, 1.0, -1e3, 5e7][case % 4] as Real;
             let count = 1 + case % 13;
             let flat = case % 5 == 0;
@@ -757,9 +778,13 @@ mod tests {
                 })
                 .collect();
             let turn = Vector::new(next() * 4.0, next() * 4.0, next() * 4.0);
-            let axes = *crate::math::Rotation::new(turn)
-                .to_rotation_matrix()
-                .matrix();
+            let axes = match case % 3 {
+                0 => Matrix::identity(),
+                1 => Matrix::new(0.0, -1.0, 0.0, 0.0, 0.0, 1.0, -1.0, 0.0, 0.0),
+                _ => *crate::math::Rotation::new(turn)
+                    .to_rotation_matrix()
+                    .matrix(),
+            };
             // Triangles of consecutive points (the fit reads vertices only).
             let triangles: Vec<Triangle> = (0..points.len())
                 .map(|i| {
@@ -784,11 +809,16 @@ mod tests {
             }
             // Tight up to the padding, about 1e-6 of the reach, beyond the
             // two-pass fit, and the rounding of either centre to `f32`.
+            // (Subnormal boxes may be a few subnormal steps larger.)
             let two_pass = general_with_axes(&points, &axes);
             let largest = points.iter().map(|p| p.coords.amax()).fold(0.0, Real::max);
-            let allowed = 1e-5 * two_pass.half_extents.amax() + 2.0 * Real::EPSILON * largest;
+            let allowed = 1e-5 * two_pass.half_extents.amax()
+                + 2.0 * Real::EPSILON * largest
+                + 8.0 * Real::from_bits(1);
             let excess = (boxes[0].half_extents - two_pass.half_extents).max();
-            assert!(excess <= allowed, "case {case}: {excess} over {two_pass:?}");
+            if two_pass.half_extents.iter().all(|h| h.is_finite()) {
+                assert!(excess <= allowed, "case {case}: {excess} over {two_pass:?}");
+            }
         }
     }
 

@@ -1,7 +1,8 @@
 //! The parallel driver (the `parallel` feature): the top of the tree splits
-//! with `rayon::join` and the subtrees are concatenated; below a size or
-//! depth bound each task runs the serial builder. Split decisions depend only
-//! on a node's own records, so the tree is exactly the serial one.
+//! with `rayon::join` and the subtrees are placed into one array; below a
+//! size or depth bound each task runs the serial builder. Split decisions
+//! depend only on a node's own records, so the tree is exactly the serial
+//! one.
 //!
 //! The driver is an associated function of [`Builder`], as
 //! [`Halves::partition`] is of [`Halves`], so its instances stay in the
