@@ -252,7 +252,7 @@ pub(crate) fn node_boxes(triangles: &[Triangle], axes: &Matrix) -> Option<NodeBo
 /// Below this reach (`2¹²⁵`) no offset, product or sum of three in
 /// [`node_boxes`]' `f32` pass can overflow (frame entries are at most about
 /// 1).
-const F32_SAFE_REACH: f64 = 4.253_529_586_511_731_2e37;
+const F32_SAFE_REACH: f64 = (1u128 << 125) as f64;
 
 /// What [`node_boxes`] fitted: the box in the given axes, and the world
 /// extremes the axis-aligned box comes from, made only when asked for.
