@@ -236,17 +236,23 @@ pub(crate) fn node_boxes(triangles: &[Triangle], axes: &Matrix) -> Option<NodeBo
         let pad = 5.0 * U32 * (from_first + from_center) + underflow;
         Obb::new(center, *axes, exact.add_scalar(pad).map(round_up))
     } else {
-        // Offsets near `f32::MAX` overflow the `f32` pass (an infinite
-        // offset times a zero axis entry is NaN, which the extremes skip):
-        // the two-pass `f64` fit instead.
-        let vertices: Vec<Point> = triangles.iter().flat_map(Triangle::vertices).collect();
-        general_with_axes(&vertices, axes)
+        far_reaching_box(triangles, axes)
     };
     Some(NodeBoxes {
         framed,
         world_lo,
         world_hi,
     })
+}
+
+/// The two-pass `f64` fit of [`node_boxes`]' triangles: offsets near
+/// `f32::MAX` overflow the `f32` pass (an infinite offset times a zero
+/// axis entry is NaN, which the extremes skip).
+#[cold]
+#[inline(never)]
+fn far_reaching_box(triangles: &[Triangle], axes: &Matrix) -> Obb {
+    let vertices: Vec<Point> = triangles.iter().flat_map(Triangle::vertices).collect();
+    general_with_axes(&vertices, axes)
 }
 
 /// Below this reach (`2¹²⁵`) no offset, product or sum of three in
