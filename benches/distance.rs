@@ -26,7 +26,7 @@ use std::hint::black_box;
 
 use boxtree::bvh::BoundingVolume;
 use boxtree::{Aabb, ErrorBound, Isometry, MeshTree, Obb, PackedObb, Real, Rss, Threads, TriMesh};
-use common::{SplitMix, bench_items, parry_mesh, parry_pose, pp};
+use common::{SplitMix, bench_items, half_size, parry_mesh, parry_pose, pp};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use parry3d::query::PointQuery as _;
 
@@ -411,15 +411,7 @@ fn distance(c: &mut Criterion) {
     // The bunny against a copy half its size (about its box centre), turned
     // at random and moved within 1.45 times its box.
     let centre = bunny.aabb().center();
-    let half = TriMesh::new(
-        bunny
-            .vertices()
-            .iter()
-            .map(|v| centre + (v - centre) * 0.5)
-            .collect(),
-        bunny.indices().to_vec(),
-    )
-    .expect("valid");
+    let half = half_size(&bunny);
     let extent = bunny.aabb().half_extents() * 1.45;
     let poses: Vec<Isometry> = (0..POSES)
         .map(|_| {

@@ -30,7 +30,7 @@ use boxtree::math::nalgebra::Translation3;
 use boxtree::{
     Aabb, BoundingVolume, Isometry, MeshTree, Obb, OverlapStats, PackedObb, Point, TriMesh, Vector,
 };
-use common::{SplitMix, bench_items, parry_mesh, parry_pose};
+use common::{SplitMix, bench_items, half_size, parry_mesh, parry_pose};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 
@@ -446,15 +446,7 @@ fn overlap(c: &mut Criterion) {
     // at random and moved within 1.45 times its box: every pose as drawn,
     // about 47% overlapping (as in the distance bench).
     let centre = bunny.aabb().center();
-    let half = TriMesh::new(
-        bunny
-            .vertices()
-            .iter()
-            .map(|v| centre + (v - centre) * 0.5)
-            .collect(),
-        bunny.indices().to_vec(),
-    )
-    .expect("a scaled copy of a valid mesh");
+    let half = half_size(&bunny);
     let extent = bunny.aabb().half_extents() * 1.45;
     let mut rng = SplitMix(1945);
     let half_poses: Vec<Isometry> = (0..HALF_BUNNY_POSES)

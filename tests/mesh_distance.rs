@@ -12,7 +12,7 @@ use boxtree::{
     TrianglePair,
 };
 use common::exact64::{P64, add_scaled, cross, dot, norm, p64, point_segment, point_triangle, sub};
-use common::{SplitMix, data_mesh};
+use common::{SplitMix, data_mesh, half_size};
 
 /// Segment–segment distance in `f64`: the four endpoint-to-segment
 /// distances, and the interior stationary point when it lies inside both.
@@ -359,15 +359,7 @@ fn error_bounds_stay_within_their_promise() {
     let mut rng = SplitMix(15);
     let bunny = data_mesh("bunny.obj");
     let centre = bunny.aabb().center();
-    let half = TriMesh::new(
-        bunny
-            .vertices()
-            .iter()
-            .map(|v| centre + (v - centre) * 0.5)
-            .collect(),
-        bunny.indices().to_vec(),
-    )
-    .expect("valid");
+    let half = half_size(&bunny);
     let (a, b) = (
         MeshTree::<PackedObb>::new(bunny.clone()),
         MeshTree::<Aabb>::new(half),

@@ -25,7 +25,7 @@ use boxtree::{
     Aabb, BoundingVolume, Contact, Isometry, Kdop18, MeshTree, Obb, OverlapStats, PackedObb, Point,
     Real, Rotation, Sphere, TriMesh, Triangle, TriangleId, TrianglePair, Vector, Which,
 };
-use common::{SplitMix, data_mesh, triangle_soup};
+use common::{SplitMix, data_mesh, half_size, triangle_soup};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------- helpers
@@ -366,15 +366,7 @@ fn swept_pairs(a: &[(TriangleId, Triangle)], b: &[(TriangleId, Triangle)]) -> Ve
 fn bunny_and_half_bunny_agree_with_brute_force() {
     let bunny = data_mesh("bunny.obj");
     let centre = bunny.aabb().center();
-    let half = TriMesh::new(
-        bunny
-            .vertices()
-            .iter()
-            .map(|v| centre + (v - centre) * 0.5)
-            .collect(),
-        bunny.indices().to_vec(),
-    )
-    .expect("a scaled copy of a valid mesh");
+    let half = half_size(&bunny);
     let extent = bunny.aabb().half_extents() * 1.45;
     let (obb_a, obb_b) = (obb_tree(&bunny), obb_tree(&half));
     let (aabb_a, aabb_b) = (aabb_tree(&bunny), aabb_tree(&half));
