@@ -2,7 +2,7 @@
 //!
 //! Gottschalk, Lin, Manocha, "OBBTree" (SIGGRAPH 1996); Ericson, *Real-Time
 //! Collision Detection* §4.4. The overlap test lives in
-//! [`crate::intersect::obb_obb`]; this file holds the box and its own small methods.
+//! [`crate::intersect::boxes_overlap`]; this file holds the box and its own small methods.
 
 use crate::bounding_volume::Aabb;
 use crate::math::{Isometry, Matrix, Point, Real, Rotation, Vector};

@@ -66,7 +66,7 @@ pub enum WideChild {
     Empty,
 }
 
-/// What [`WideNode::point_distances`] tells of a node's children.
+/// What [`WideNode::point_distances_on`] tells of a node's children.
 #[derive(Clone, Copy, Debug)]
 pub struct PointDistances<const W: usize> {
     /// Squared distance from the point to each child box.

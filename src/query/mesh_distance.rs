@@ -148,7 +148,7 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
     /// in A's frame), less the rounding pad. Two swept rectangles: the gap
     /// of their flat core rectangles less both radii, so that separations
     /// in two or three directions meet as a rounded rim rather than a box
-    /// corner. (Their exact distance, [`Rss::distance`], halves the pairs
+    /// corner. (Their exact distance, [`crate::intersect::rss_distance`], halves the pairs
     /// visited on the bunny pair but costs about 250 ns a pair, 2.6 times
     /// slower in all; see docs/performance.md.) Anything else: the boxes
     /// around the shapes.

@@ -10,10 +10,11 @@
 //! - Every node volume is seen as an oriented box
 //!   ([`BoundingVolume::oriented_box`]): an AABB is a box with identity axes.
 //!   A node pair is tested with the 15-axis separating-axis test
-//!   [`boxes_overlap`] on `R = Aᵀ R_ab B` and `t = Aᵀ (R_ab c_B + T_ab − c_A)`
-//!   (Ericson, *Real-Time Collision Detection* §4.4.1). Identity axes skip
-//!   their matrix product, so an AABB–AABB pair costs one matrix–vector
-//!   product.
+//!   ([`crate::intersect::boxes_overlap`], here in its rows form, three axes
+//!   per vector instruction) on `R = Aᵀ R_ab B` and
+//!   `t = Aᵀ (R_ab c_B + T_ab − c_A)` (Ericson, *Real-Time Collision
+//!   Detection* §4.4.1). Identity axes skip their matrix product, so an
+//!   AABB–AABB pair costs one matrix–vector product.
 //! - **Descent rule**: of two inner nodes, descend the one with the larger
 //!   volume (ties by the larger box half-diagonal, PQP's rule); if one node
 //!   is a leaf, descend the other. Both children are tested at once; the
