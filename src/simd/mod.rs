@@ -150,7 +150,8 @@ impl Isa for Avx2 {
     fn box_distances8(self, input: &BoxDistanceInput<'_>) -> BoxDistances8 {
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
         {
-            x86::box_distances8_avx(self, input)
+            // SAFETY: `self` proves the CPU has AVX (see `Avx2::detect`).
+            unsafe { x86::box_distances8_avx(input) }
         }
         #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
         portable::box_distances8(input)
@@ -160,7 +161,8 @@ impl Isa for Avx2 {
     fn top_bits8(self, words: &[u32; 8]) -> u32 {
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
         {
-            x86::top_bits8_avx(self, words)
+            // SAFETY: `self` proves the CPU has AVX (see `Avx2::detect`).
+            unsafe { x86::top_bits8_avx(words) }
         }
         #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
         portable::top_bits8(words)

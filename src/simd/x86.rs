@@ -14,9 +14,7 @@ use std::arch::x86_64::{
 };
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::{
-    BoxDistanceInput, BoxDistances8, FrameExtremes, Isa, Rows3, Slab8, SlabInput, avx2_fn,
-};
+use super::{BoxDistanceInput, BoxDistances8, FrameExtremes, Isa, Rows3, Slab8, SlabInput};
 use crate::math::{Matrix, Real};
 
 /// 0: not checked yet; 1: no; 2: yes.
@@ -213,12 +211,19 @@ pub(super) fn prefetch_lines(start: *const i8, lines: usize) -> () {
 }
 }
 
-avx2_fn! {
-    /// [`super::Isa::box_distances8`] in one AVX register per row: the
-    /// excess per axis, squared and summed in the portable form's order,
-    /// the least distance by the same halving, and two compare masks.
-    pub(super) fn box_distances8_avx[](avx2: Avx2, input: &BoxDistanceInput<'_>) -> BoxDistances8 {
-        let _ = avx2;
+/// [`super::Isa::box_distances8`] in one AVX register per row: the
+/// excess per axis, squared and summed in the portable form's order, the
+/// least distance by the same halving, and two compare masks.
+///
+/// Safe to call only from code compiled for AVX; elsewhere the caller
+/// proves the CPU has it. A plain `#[target_feature]` function, so that it
+/// inlines into the AVX2 descents (an `avx2_fn!` body stays a call: the
+/// nearest-point descent spent a third of its time in it, passing eight
+/// lanes through memory).
+#[target_feature(enable = "avx")]
+#[inline]
+pub(super) fn box_distances8_avx(input: &BoxDistanceInput<'_>) -> BoxDistances8 {
+    {
         let lanes = |row: &[Real; 8]| -> __m256 { bytemuck::cast(*row) };
         let mut squared = _mm256_setzero_ps();
         for axis in 0..3 {
@@ -229,7 +234,10 @@ avx2_fn! {
             squared = _mm256_add_ps(squared, _mm256_mul_ps(out, out));
         }
         // Halving: lanes 0-3 against 4-7, then 0-1 against 2-3, then 0 against 1.
-        let half = _mm_min_ps(_mm256_extractf128_ps::<1>(squared), _mm256_castps256_ps128(squared));
+        let half = _mm_min_ps(
+            _mm256_extractf128_ps::<1>(squared),
+            _mm256_castps256_ps128(squared),
+        );
         let quarter = _mm_min_ps(_mm_movehl_ps(half, half), half);
         let least = _mm_min_ps(_mm_shuffle_ps::<0b01>(quarter, quarter), quarter);
         let least = _mm256_set1_ps(_mm_cvtss_f32(least));
@@ -242,12 +250,13 @@ avx2_fn! {
     }
 }
 
-avx2_fn! {
-    /// [`super::Isa::top_bits8`]: the sign bits of eight lanes, one `vmovmskps`.
-    pub(super) fn top_bits8_avx[](avx2: Avx2, words: &[u32; 8]) -> u32 {
-        let _ = avx2;
-        _mm256_movemask_ps(bytemuck::cast::<[u32; 8], __m256>(*words)) as u32
-    }
+/// [`super::Isa::top_bits8`]: the sign bits of eight lanes, one
+/// `vmovmskps`. Safe to call only from code compiled for AVX (see
+/// [`box_distances8_avx`]).
+#[target_feature(enable = "avx")]
+#[inline]
+pub(super) fn top_bits8_avx(words: &[u32; 8]) -> u32 {
+    _mm256_movemask_ps(bytemuck::cast::<[u32; 8], __m256>(*words)) as u32
 }
 
 sse2_fn! {
