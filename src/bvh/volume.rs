@@ -13,7 +13,7 @@ use crate::fit::{
     CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, packed_obb_with_axes,
     ritter_sphere, rss_with_axes, triangle_frame,
 };
-use crate::fit::{node_boxes, surface_frame};
+use crate::fit::{NodeBoxes, node_boxes, surface_frame};
 use crate::math::{Matrix, Point, Real, Vector};
 use crate::shape::{Ray, Triangle, TriangleSoup};
 
@@ -137,22 +137,15 @@ fn axes_by_extent(axes: &Matrix, half_extents: &Vector) -> [Vector; 3] {
     order.map(|i| axes.column(i).into_owned())
 }
 
-/// The first of the two frames an OBB node may take: the area-weighted
-/// covariance frame of its triangles ([`triangle_frame`] for one triangle);
-/// the second is the world axes. Zero-area triangles carry no weight in the
-/// surface covariance; if all are degenerate it falls back to vertices. A
-/// patch with no preferred in-plane direction (a square of terrain) gets an
-/// arbitrary covariance frame, often 45° off and looser than the
-/// axis-aligned box, hence the second candidate.
-fn covariance_frame(triangles: &[Triangle]) -> Matrix {
-    node_frame(triangles).0
-}
-
-/// [`covariance_frame`], and whether it is one triangle's edge-flush frame,
-/// whose box the world-axes box can only tie in area: the smallest
-/// rectangle around a triangle in its plane is the edge-flush one. (For an
-/// axis-aligned triangle the world box is flat where the fitted one keeps
-/// its error padding, about `1e-6` of its size: not worth a second box.)
+/// The first of the two frames an OBB node may take, and whether it is one
+/// triangle's edge-flush frame ([`triangle_frame`]); the second is the
+/// world axes. Otherwise the area-weighted covariance frame: zero-area
+/// triangles carry no weight; if all are degenerate it falls back to
+/// vertices. A patch with no preferred in-plane direction (a square of
+/// terrain) gets an arbitrary covariance frame, often 45° off and looser
+/// than the axis-aligned box, hence the second candidate. The world box can
+/// only tie an edge-flush box in area (the smallest rectangle around a
+/// triangle in its plane is edge-flush), so one triangle skips it.
 fn node_frame(triangles: &[Triangle]) -> (Matrix, bool) {
     if let [triangle] = triangles
         && let Some(frame) = triangle_frame(triangle)
@@ -176,6 +169,17 @@ fn tighter_of<B>(
     match (covariance, aligned) {
         (Some(c), Some(a)) => Some(if size(&a) < size(&c) { a } else { c }),
         (c, a) => c.or(a),
+    }
+}
+
+/// The box an OBB node keeps of [`node_boxes`]' two, and whether it is the
+/// world-axes one (see [`node_frame`]).
+/// Ties keep the framed box, as [`tighter_of`] does.
+fn chosen_box(boxes: &NodeBoxes, one_triangle: bool) -> (Obb, bool) {
+    let size = |b: &Obb| (b.volume(), b.surface_area());
+    match (!one_triangle).then(|| boxes.aligned()) {
+        Some(aligned) if size(&aligned) < size(&boxes.framed) => (aligned, true),
+        _ => (boxes.framed, false),
     }
 }
 
@@ -248,18 +252,7 @@ impl BoundingVolume for Obb {
         let fitted = match obb_fit {
             ObbFit::Triangles => {
                 let (frame, one_triangle) = node_frame(triangles);
-                node_boxes(triangles, &frame).map(|boxes| {
-                    if one_triangle {
-                        return boxes.framed;
-                    }
-                    let aligned = boxes.aligned();
-                    let size = |b: &Obb| (b.volume(), b.surface_area());
-                    if size(&aligned) < size(&boxes.framed) {
-                        aligned
-                    } else {
-                        boxes.framed
-                    }
-                })
+                node_boxes(triangles, &frame).map(|boxes| chosen_box(&boxes, one_triangle).0)
             }
             ObbFit::Hull => obb_from_points_hull_covariance(&vertices()),
         };
@@ -343,19 +336,11 @@ impl BoundingVolume for PackedObb {
             ObbFit::Triangles => {
                 let (frame, one_triangle) = node_frame(triangles);
                 let rotation = PackedObb::encode_axes(&frame);
-                let pack = |b: Obb, rotation| PackedObb::new(b.center, b.half_extents, rotation);
                 node_boxes(triangles, &PackedObb::decode_axes(&rotation)).map(|boxes| {
-                    let framed = pack(boxes.framed, rotation);
-                    if one_triangle {
-                        return framed;
-                    }
-                    let aligned = pack(boxes.aligned(), [0.0; 3]);
-                    let size = |b: &PackedObb| (b.volume(), b.surface_area());
-                    if size(&aligned) < size(&framed) {
-                        aligned
-                    } else {
-                        framed
-                    }
+                    // The world axes pack exactly as `[0, 0, 0]`.
+                    let (b, aligned) = chosen_box(&boxes, one_triangle);
+                    let rotation = if aligned { [0.0; 3] } else { rotation };
+                    PackedObb::new(b.center, b.half_extents, rotation)
                 })
             }
             ObbFit::Hull => in_frame(&Obb::fit(triangles, obb_fit).axes),
@@ -572,7 +557,7 @@ impl BoundingVolume for Rss {
     fn fit(triangles: &[Triangle], obb_fit: ObbFit) -> Self {
         let balls: Vec<(Point, Real)> = vertices_of(triangles).map(|p| (p, 0.0)).collect();
         let frames = match obb_fit {
-            ObbFit::Triangles => [covariance_frame(triangles), Matrix::identity()],
+            ObbFit::Triangles => [node_frame(triangles).0, Matrix::identity()],
             ObbFit::Hull => {
                 let vertices: Vec<Point> = balls.iter().map(|b| b.0).collect();
                 let hull = obb_from_points_hull_covariance(&vertices)

@@ -16,7 +16,7 @@ pub use covariance::{
     triangle_covariance,
 };
 pub use hull::{ConvexHull, Hull, HullError, convex_hull};
-pub(crate) use obb::node_boxes;
+pub(crate) use obb::{NodeBoxes, node_boxes};
 pub use obb::{
     obb_from_points_covariance, obb_from_points_hull_covariance, obb_from_points_min_volume,
     obb_from_triangles_covariance, obb_with_axes, pack_obb, packed_obb_with_axes, triangle_frame,
