@@ -25,7 +25,7 @@ pub use stats::TreeStats;
 pub use traverse::Visit;
 pub use validate::ValidationError;
 pub use volume::{BoundingVolume, DistanceBound, ObbFit};
-pub(crate) use wide::{WideBvh, WideChild, WideLayout, WideNode};
+pub(crate) use wide::{WideBvh, WideChild, WideLayout, WideNode, nearest_first};
 
 use crate::bounding_volume::{Aabb, Kdop18, PackedObb, Sphere};
 use crate::shape::TriangleId;

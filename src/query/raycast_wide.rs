@@ -9,7 +9,9 @@
 //! that start beyond the current hit.
 
 use crate::bvh::BoundingVolume;
-use crate::bvh::{ArrayStack, TraversalStack, WideBvh, WideLayout, WideNode, stack_items};
+use crate::bvh::{
+    ArrayStack, TraversalStack, WideBvh, WideLayout, WideNode, nearest_first, stack_items,
+};
 use crate::math::Real;
 use crate::query::MeshTree;
 use crate::query::raycast::{CarefulLeaves, LeafHit, PreparedRay, prune_slack};
@@ -183,7 +185,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                     let (first, count) = node.leaf_range(lane);
                     if spans.at_ends >> lane & 1 != 0 {
                         careful.push(first, count);
-                    } else {
+                    } else if entries[lane] <= t_best + slack {
                         self.leaf_closest_hit::<false>(ray, first, count, &mut best, &mut t_best);
                     }
                 }
@@ -236,13 +238,7 @@ avx2_fn! {
 
 /// Returns the nearest entered inner child and pushes the others, the
 /// second nearest last (so it is popped next) and the rest in lane order.
-///
-/// A full sort is not worth its cost here: the popped order only decides
-/// how soon a farther child is pruned, and after the nearest two the rest
-/// rarely survive the hit found in them. Against a 19-comparator network
-/// over the eight lanes this took 8% off closest hits on the bunny and the
-/// city for 0.2% more node visits (`docs/performance.md`). One entered
-/// child needs no order and two one comparison (the most frequent cases).
+/// See [`nearest_first`].
 #[inline(always)]
 pub(crate) fn nearest_inner<const W: usize>(
     node: &WideNode<W>,
@@ -250,42 +246,12 @@ pub(crate) fn nearest_inner<const W: usize>(
     inner: u32,
     stack: &mut impl TraversalStack<(u32, Real)>,
 ) -> (u32, Real) {
-    let child = |lane: usize| (node.inner_child(lane), entries[lane]);
-    let first = inner.trailing_zeros() as usize;
-    let rest = inner & (inner - 1);
-    if rest == 0 {
-        return child(first);
-    }
-    let second = rest.trailing_zeros() as usize;
-    let (mut near, mut next) = if entries[second] < entries[first] {
-        (second, first)
-    } else {
-        (first, second)
-    };
-    let mut others = rest & (rest - 1);
-    if others != 0 {
-        // The nearest two of three or more, by one pass over the lanes
-        // (ties keep the lower lane first, as the two-child case does).
-        let mut lanes = others;
-        while lanes != 0 {
-            let lane = lanes.trailing_zeros() as usize;
-            lanes &= lanes - 1;
-            if entries[lane] < entries[near] {
-                next = near;
-                near = lane;
-            } else if entries[lane] < entries[next] {
-                next = lane;
-            }
-        }
-        others = inner & !(1 << near) & !(1 << next);
-        while others != 0 {
-            let lane = others.trailing_zeros() as usize;
-            others &= others - 1;
-            stack.push(child(lane));
-        }
-    }
-    stack.push(child(next));
-    child(near)
+    nearest_first(
+        entries,
+        inner,
+        |lane| (node.inner_child(lane), entries[lane]),
+        stack,
+    )
 }
 
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {

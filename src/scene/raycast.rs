@@ -9,7 +9,8 @@
 
 use crate::bounding_volume::Aabb;
 use crate::bvh::{
-    ArrayStack, BoundingVolume, TraversalRay, TraversalStack, Visit, set_bits, stack_items,
+    ArrayStack, BoundingVolume, TraversalRay, TraversalStack, Visit, nearest_first, set_bits,
+    stack_items,
 };
 use crate::math::{Point, Real, is_finite_point};
 use crate::query::batch::{Threads, fill_batch};
@@ -64,6 +65,7 @@ impl SceneHit {
 }
 
 /// The span's box-test form, or `None` when it has NaN or infinite input.
+#[inline(always)]
 fn world_ray(span: &RaySpan) -> Option<TraversalRay> {
     let finite_end = span.end.as_ref().is_none_or(is_finite_point);
     (span.ray.is_finite() && finite_end && span.t_min <= span.t_max)
@@ -311,7 +313,6 @@ impl Scene {
         let mut items = stack_items();
         // (wide node, 0, entry) or (object, 1, entry).
         let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
-        let mut lanes = [(0.0, 0, 0); 8];
         let mut current = (0u32, 0u32, span.t_min);
         loop {
             let (at, count, entry) = current;
@@ -319,13 +320,16 @@ impl Scene {
                 if count == 0 {
                     let node = &nodes[at as usize];
                     let spans = node.ray_entries_on(isa, ray, span.t_min, reach_of(best), NO_ENDS);
-                    let entered =
-                        node.children_by_key(spans.entered, |lane| spans.enter[lane], &mut lanes);
-                    if let Some((&(t, at, count), farther)) = lanes[..entered].split_first() {
-                        for &(t, at, count) in farther.iter().rev() {
-                            stack.push((at, count, t));
-                        }
-                        current = (at, count, t);
+                    if spans.entered != 0 {
+                        let leaves = node.leaf_lanes();
+                        let child = |lane: usize| {
+                            if leaves >> lane & 1 != 0 {
+                                (node.leaf_range(lane).0, 1, spans.enter[lane])
+                            } else {
+                                (node.inner_child(lane), 0, spans.enter[lane])
+                            }
+                        };
+                        current = nearest_first(&spans.enter, spans.entered, child, &mut stack);
                         continue;
                     }
                 } else if let Some(object) = &self.objects_table()[at as usize] {
