@@ -12,8 +12,8 @@
 //! triangle id whatever the tree's shape.
 
 use crate::bvh::{
-    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, WideChild, WideLayout, set_bits,
-    stack_items,
+    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, WideChild, WideLayout,
+    nearest_first, stack_items,
 };
 use crate::intersect::closest_point_on_triangle;
 use crate::math::{Point, Real, is_finite_point};
@@ -337,13 +337,10 @@ impl<V: BoundingVolume> MeshTree<V> {
                             (node.inner_child(lane), 0, distances.squared[lane])
                         }
                     };
-                    // The nearest child next; the others wait on the stack
-                    // with their distances, checked again when popped.
-                    let nearest_lane = distances.nearest;
-                    for lane in set_bits(u64::from(near & !(1 << nearest_lane))) {
-                        stack.push(child(lane));
-                    }
-                    current = child(nearest_lane);
+                    // The nearest child next, the second nearest on top of
+                    // the stack; the others wait beneath it with their
+                    // distances, checked again when popped.
+                    current = nearest_first(&distances.squared, near, child, &mut stack);
                     continue;
                 } else if at != dived {
                     self.nearest_in_leaf(p, at, count, &mut nearest);
