@@ -268,39 +268,17 @@ impl<const W: usize> WideNode<W> {
         }
     }
 
-    /// The children in `mask` ordered by `key` (smallest first; equal keys
-    /// in lane order), as `(key, first, count)` for a leaf and
-    /// `(key, node, 0)` for an inner child, and how many there are: for
-    /// descents that take leaves and subtrees in one nearest-first order.
-    /// Insertion into the caller's array, as rarely more than three
-    /// qualify: returned by value, the array was copied in 32-byte moves
-    /// that read its 12-byte entries just stored, a store-forwarding stall
-    /// that took a fifth of the scene's closest-hit descent.
+    /// Child `lane` as a descent's stack entry `(node, 0, key)` for an
+    /// inner child, `(first, count, key)` for a leaf (`count` ≥ 1).
+    #[must_use]
     #[inline(always)]
-    pub(crate) fn children_by_key(
-        &self,
-        mask: u32,
-        key: impl Fn(usize) -> Real,
-        sorted: &mut [(Real, u32, u32); W],
-    ) -> usize {
-        let leaves = self.leaf_lanes();
-        let mut n = 0;
-        for lane in crate::bvh::set_bits(u64::from(mask)) {
-            let child = if leaves >> lane & 1 != 0 {
-                let (first, count) = self.leaf_range(lane);
-                (key(lane), first, count)
-            } else {
-                (key(lane), self.inner_child(lane), 0)
-            };
-            let mut k = n;
-            while k > 0 && sorted[k - 1].0 > child.0 {
-                sorted[k] = sorted[k - 1];
-                k -= 1;
-            }
-            sorted[k] = child;
-            n += 1;
+    pub(crate) fn keyed_child(&self, lane: usize, key: Real) -> (u32, u32, Real) {
+        if self.leaf_lanes() >> lane & 1 != 0 {
+            let (first, count) = self.leaf_range(lane);
+            (first, count, key)
+        } else {
+            (self.inner_child(lane), 0, key)
         }
-        n
     }
 
     /// `(first, count)` of a leaf child `lane` (meaningless for others).

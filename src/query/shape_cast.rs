@@ -18,7 +18,7 @@
 use crate::bounding_volume::{Aabb, Obb, Sphere};
 use crate::bvh::{
     ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalRay, TraversalStack, Visit, WideLayout,
-    stack_items,
+    nearest_first, stack_items,
 };
 use crate::math::{Isometry, Matrix, Point, Real, Vector, is_finite_point, is_finite_vector};
 use crate::query::frame::LocalFrame;
@@ -466,7 +466,6 @@ impl<V: BoundingVolume> MeshTree<V> {
         let mut items = stack_items();
         // (wide node, 0, entry) or (first leaf position, count ≥ 1, entry).
         let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
-        let mut lanes = [(0.0, 0, 0); 8];
         let mut current = (0u32, 0u32, 0.0);
         loop {
             let (at, count, entry) = current;
@@ -475,12 +474,9 @@ impl<V: BoundingVolume> MeshTree<V> {
                     let node = &nodes[at as usize];
                     let (enter, entered) =
                         node.grown_entries(&path.ray, &path.extents, reach(&best));
-                    let n = node.children_by_key(entered, |lane| enter[lane], &mut lanes);
-                    if let Some((&(t, at, count), farther)) = lanes[..n].split_first() {
-                        for &(t, at, count) in farther.iter().rev() {
-                            stack.push((at, count, t));
-                        }
-                        current = (at, count, t);
+                    if entered != 0 {
+                        let child = |lane: usize| node.keyed_child(lane, enter[lane]);
+                        current = nearest_first(&enter, entered, child, &mut stack);
                         continue;
                     }
                 } else {

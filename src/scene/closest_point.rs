@@ -3,7 +3,7 @@
 //! object asked in its own frame for its nearest point within the best
 //! distance so far (plus the rounding slack, so that ties reach the rule).
 
-use crate::bvh::{ArrayStack, TraversalStack, Visit, stack_items};
+use crate::bvh::{ArrayStack, TraversalStack, Visit, nearest_first, stack_items};
 use crate::math::{Point, Real, is_finite_point};
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::{PointProjection, PointQuery};
@@ -136,7 +136,6 @@ fn descend(
     let mut items = stack_items();
     // (wide node, 0, distance) or (object, 1, distance).
     let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
-    let mut lanes = [(0.0, 0, 0); 8];
     let mut current = (0u32, 0u32, 0.0);
     loop {
         let (at, count, d) = current;
@@ -145,16 +144,11 @@ fn descend(
                 let node = &nodes[at as usize];
                 let r = reach(best);
                 let distances = node.point_distances_on(Baseline::default(), p, r * r);
-                let n = node.children_by_key(
-                    distances.within,
-                    |lane| distances.squared[lane].sqrt(),
-                    &mut lanes,
-                );
-                if let Some((&(d, at, count), farther)) = lanes[..n].split_first() {
-                    for &(d, at, count) in farther.iter().rev() {
-                        stack.push((at, count, d));
-                    }
-                    current = (at, count, d);
+                if distances.within != 0 {
+                    let child =
+                        |lane: usize| node.keyed_child(lane, distances.squared[lane].sqrt());
+                    current =
+                        nearest_first(&distances.squared, distances.within, child, &mut stack);
                     continue;
                 }
             } else if let Some(object) = &scene.objects_table()[at as usize] {

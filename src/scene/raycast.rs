@@ -321,14 +321,7 @@ impl Scene {
                     let node = &nodes[at as usize];
                     let spans = node.ray_entries_on(isa, ray, span.t_min, reach_of(best), NO_ENDS);
                     if spans.entered != 0 {
-                        let leaves = node.leaf_lanes();
-                        let child = |lane: usize| {
-                            if leaves >> lane & 1 != 0 {
-                                (node.leaf_range(lane).0, 1, spans.enter[lane])
-                            } else {
-                                (node.inner_child(lane), 0, spans.enter[lane])
-                            }
-                        };
+                        let child = |lane: usize| node.keyed_child(lane, spans.enter[lane]);
                         current = nearest_first(&spans.enter, spans.entered, child, &mut stack);
                         continue;
                     }
