@@ -21,6 +21,7 @@ use crate::mesh::TriangleId;
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::frame::LocalFrame;
 use crate::query::mesh_tree::{MeshTree, PlacedMesh};
+use crate::query::raycast_wide::{prefetch_lines, prefetch_node};
 use crate::simd::{Avx2, Baseline, Isa, avx2_fn};
 
 /// Factor on the squared reach in the plane-distance pruning: a few ulps
@@ -292,6 +293,10 @@ impl<V: BoundingVolume> MeshTree<V> {
         }
         let p = &query.point;
         let nodes = wide.nodes();
+        // On trees larger than the caches each node and leaf is a miss:
+        // the children that stay in reach are asked for as soon as they
+        // are known (the nearest is read next, the others after it).
+        let prefetch = wide.outgrows_cache();
         let mut nearest = Nearest::new(query, self.coordinate_scale());
         let mut items = stack_items();
         // (wide node, 0, d²) or (first leaf position, count ≥ 1, d²).
@@ -337,6 +342,9 @@ impl<V: BoundingVolume> MeshTree<V> {
                             (node.inner_child(lane), 0, distances.squared[lane])
                         }
                     };
+                    if prefetch {
+                        self.prefetch_children(nodes, node, near, leaves);
+                    }
                     // The nearest child next, the second nearest on top of
                     // the stack; the others wait beneath it with their
                     // distances, checked again when popped.
@@ -349,6 +357,31 @@ impl<V: BoundingVolume> MeshTree<V> {
             match stack.pop() {
                 Some(next) => current = next,
                 None => return nearest.answer(),
+            }
+        }
+    }
+}
+
+impl<V: BoundingVolume> MeshTree<V> {
+    /// Asks the cache for the children in `lanes`: inner nodes, and the
+    /// triangles of leaves (a hint only).
+    #[inline(always)]
+    fn prefetch_children(
+        &self,
+        nodes: &[crate::bvh::WideNode<8>],
+        node: &crate::bvh::WideNode<8>,
+        lanes: u32,
+        leaves: u32,
+    ) {
+        let mut pending = lanes;
+        while pending != 0 {
+            let lane = pending.trailing_zeros() as usize;
+            pending &= pending - 1;
+            if leaves >> lane & 1 != 0 {
+                let (first, count) = node.leaf_range(lane);
+                prefetch_lines(self.leaf_ray_triangles(first, count));
+            } else {
+                prefetch_node(&nodes[node.inner_child(lane) as usize]);
             }
         }
     }
