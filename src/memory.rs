@@ -40,9 +40,10 @@ const HUGE_PAGE: usize = 2 << 20;
 #[cfg(target_os = "linux")]
 const MAPPED_FROM: usize = 2 * HUGE_PAGE;
 
-/// A fixed-length array of plain values that queries read at random: in a
-/// 2 MiB-aligned mapping of its own, advised for huge pages, when it is
-/// large and the system is Linux; in a vector otherwise.
+/// A fixed-length array of plain values that queries read at random (or
+/// a build fills once in full): in a 2 MiB-aligned mapping of its own,
+/// advised for huge pages, when it is large and the system is Linux; in a
+/// vector otherwise.
 pub(crate) struct PageArray<T: Copy> {
     storage: Storage<T>,
 }

@@ -1,9 +1,10 @@
 //! The point of a mesh nearest a query point: snapping to a surface,
 //! clearance checks, comparing a scan with its model.
 //!
-//! A nearest-first descent: children are visited in order of their
-//! distance from the point, and a subtree is skipped once its volume lies
-//! farther than the best distance found so far (or the caller's maximum).
+//! A nearest-first descent: the nearest child is visited next and the
+//! second nearest after it (the rest wait unordered), and a subtree is
+//! skipped once its volume lies farther than the best distance found so
+//! far (or the caller's maximum).
 //! Leaves answer with the exact closest point of each triangle (Ericson,
 //! *Real-Time Collision Detection* §5.1.5, degenerate triangles as the
 //! segment or point they span). Volumes are compared with a slack relative
@@ -279,8 +280,9 @@ impl<V: BoundingVolume> MeshTree<V> {
         }
     }
 
-    /// The nearest-first descent on the 8-wide layout: a node's children,
-    /// leaves and inner nodes alike, in order of distance.
+    /// The nearest-first descent on the 8-wide layout: of a node's
+    /// children, leaves and inner nodes alike, the nearest next and the
+    /// second nearest after it ([`nearest_first`]).
     #[inline(always)]
     fn nearest_wide<I: Isa>(
         &self,

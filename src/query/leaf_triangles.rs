@@ -63,19 +63,24 @@ pub(crate) fn leaf_triangles<V: BoundingVolume>(
 /// The `f32` cross product decides almost every triangle without the exact
 /// test: each computed edge is within `u` of the exact one per component,
 /// and the products and the difference add `2u` more, so a component of
-/// the normal is off by less than `8u |e₁|∞ |e₂|∞` (Higham, *Accuracy and
-/// Stability of Numerical Algorithms*, §3.1). One larger than twice that
-/// means the exact normal is not zero, so the vertices are not collinear.
-/// The bound must be a normal number, where rounding is relative. The rest
-/// (a tenth of the leaf-triangle pass on a 1M-triangle terrain before) go
-/// to the exact test.
+/// the normal is off by at most `2γ₄ |e₁|∞ |e₂|∞ ≈ 8u |e₁|∞ |e₂|∞`
+/// (Higham, *Accuracy and Stability of Numerical Algorithms*, §3.1). One
+/// larger than twice that means the exact normal is not zero, so the
+/// vertices are not collinear. The argument holds where rounding is
+/// relative: the bound must be a normal number, and the product of the
+/// edge sizes is taken first, so that it does not pass through subnormals
+/// and overflows whenever a product in the normal could (one product at
+/// `∞` beside a finite one would otherwise pass for a large normal; the
+/// component is also required finite). The rest go to the exact test
+/// (it took a tenth of the leaf-triangle pass on a 1M-triangle terrain).
 fn hittable(tri: &Triangle) -> bool {
     if tri.normal().is_none() {
         return false;
     }
     let (e1, e2) = (tri.b - tri.a, tri.c - tri.a);
-    let bound = 8.0 * Real::EPSILON * e1.amax() * e2.amax();
-    let clear = bound >= Real::MIN_POSITIVE && e1.cross(&e2).amax() > bound;
+    let bound = 8.0 * Real::EPSILON * (e1.amax() * e2.amax());
+    let largest = e1.cross(&e2).amax();
+    let clear = bound >= Real::MIN_POSITIVE && largest > bound && largest < Real::INFINITY;
     clear || !is_degenerate(tri)
 }
 
@@ -100,6 +105,9 @@ mod tests {
         // cross product of collinear points need not be zero.
         let mut rand = unit_floats(0x4a7);
         let mut decided = [0usize; 2];
+        // Collinear triples whose rounded cross product is not zero: the
+        // cases where a bound too small would answer wrongly.
+        let mut rounded_off_line = 0;
         for scale in [-100, -60, -20, 0, 20, 60].map(|e: i32| (2.0 as Real).powi(e)) {
             for case in 0..4000 {
                 let mut point = || {
@@ -126,6 +134,8 @@ mod tests {
                             Point::new(on[0] as Real, on[1] as Real, on[2] as Real) * scale
                         });
                         let line = Triangle::new(p, q, r);
+                        let (e1, e2) = (line.b - line.a, line.c - line.a);
+                        rounded_off_line += usize::from(e1.cross(&e2).amax() > 0.0);
                         let expected = exact_rule(&line);
                         assert_eq!(hittable(&line), expected, "scale {scale}: {line:?}");
                         decided[usize::from(expected)] += 1;
@@ -151,6 +161,24 @@ mod tests {
         }
         // Both answers occur, so the test sees both sides of the bound.
         assert!(decided[0] > 10000 && decided[1] > 5000, "{decided:?}");
+        assert!(rounded_off_line > 1000, "{rounded_off_line}");
+    }
+
+    #[test]
+    fn a_product_overflowing_beside_a_finite_one_is_not_a_normal() {
+        // Exactly collinear (b = −22369620 a, both on the line through the
+        // origin along (0, 1, 3)): the edge products round to f32::MAX and
+        // 2^128 = ∞, so the rounded normal has an infinite component.
+        let s = (2.0 as Real).powi(51);
+        let tri = Triangle::new(
+            Point::new(0.0, -s, -3.0 * s),
+            Point::new(0.0, 22_369_620.0 * s, 67_108_860.0 * s),
+            Point::origin(),
+        );
+        let (e1, e2) = (tri.b - tri.a, tri.c - tri.a);
+        assert_eq!(e1.cross(&e2).amax(), Real::INFINITY);
+        assert!(!exact_rule(&tri));
+        assert!(!hittable(&tri));
     }
 
     #[test]

@@ -51,7 +51,9 @@ pub struct RayHit {
 /// bound is relative to the scene's coordinates, never an absolute epsilon.
 ///
 /// `1 / |d|∞` is taken as the least `|1 / dᵢ|` of the prepared reciprocals
-/// (within an ulp of it, well inside the factor 64): no division per query.
+/// (equal to it but for a few ulps where the reciprocal is subnormal, well
+/// inside the factor 64; infinite, so conservative, for an all-subnormal
+/// direction): no division per query.
 #[inline(always)]
 pub(crate) fn prune_slack(ray: &TraversalRay, coordinate_scale: Real) -> Real {
     let largest = |v: &Vector| v.x.abs().max(v.y.abs()).max(v.z.abs());

@@ -5,8 +5,9 @@
 //! kernel tests a node's leaves as soon as the ray enters them, moves on to
 //! one entered inner child and pushes the others unordered; the
 //! closest-hit kernel tests leaves first, moves on to the nearest entered
-//! inner child and pushes the others farthest first, and drops entries
-//! that start beyond the current hit.
+//! inner child, pushes the second nearest last (so it is popped next) and
+//! the rest beneath it unordered, and drops entries that start beyond the
+//! current hit.
 
 use crate::bvh::BoundingVolume;
 use crate::bvh::{

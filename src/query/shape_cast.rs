@@ -451,8 +451,9 @@ impl<V: BoundingVolume> MeshTree<V> {
         }
     }
 
-    /// The closest-hit descent over the 8-wide layout (AABB trees): a
-    /// node's entered children, leaves and subtrees alike, nearest first.
+    /// The closest-hit descent over the 8-wide layout (AABB trees): of a
+    /// node's entered children, leaves and subtrees alike, the nearest
+    /// next and the second nearest after it.
     fn cast_closest_wide(
         &self,
         cast: &ShapeCast,

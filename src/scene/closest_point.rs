@@ -122,8 +122,8 @@ impl Scene {
     }
 }
 
-/// The nearest-first descent of the top level (leaves and nodes alike in
-/// order of box distance).
+/// The nearest-first descent of the top level (leaves and nodes alike, the
+/// nearest next and the second nearest after it, by box distance).
 fn descend(
     scene: &Scene,
     top: &TopTree,

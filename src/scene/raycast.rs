@@ -292,10 +292,12 @@ impl Scene {
         }
     }
 
-    /// The closest-hit descent of the top level: a node's entered
-    /// children, leaves and inner nodes alike, are taken nearest first (an
-    /// object's query costs far more than a node's slab test, so a far leaf
-    /// must not be asked before a nearer subtree).
+    /// The closest-hit descent of the top level: of a node's entered
+    /// children, leaves and inner nodes alike, the nearest is taken next
+    /// and the second nearest popped after it (an object's query costs far
+    /// more than a node's slab test, so a far leaf must not be asked before
+    /// a nearer subtree); the rest wait unordered, and are usually pruned
+    /// by then ([`nearest_first`]).
     #[inline(always)]
     fn closest_descent<I: Isa>(
         &self,
