@@ -309,9 +309,20 @@ impl WatertightRay {
                 if !(far >= t_min && near <= t_max && finite()) {
                     return None;
                 }
-                t = self.decide_range(tri, t, t_min, t_max)?;
-                if !(t <= t_cap) {
+                let (decided, on_plane) = self.decide_range(tri, t, t_min, t_max)?;
+                if !(decided <= t_cap) {
                     return None;
+                }
+                t = decided;
+                if let Some(point) = on_plane {
+                    let [w, u, v] = barycentric(&tri.triangle(), &point);
+                    return Some(TriangleHit {
+                        t,
+                        u,
+                        v,
+                        w,
+                        front_face: det > 0.0,
+                    });
                 }
             } else if !(t_min <= t && t <= t_cap && finite()) {
                 // No end can lie on this triangle: the rounded range test,
@@ -472,10 +483,21 @@ impl WatertightRay {
     /// The exact verdict for a crossing whose triangle's depths reach
     /// `t_min` or `t_max`: the side of the triangle's plane of
     /// each end of the range, by exact orientation. Returns the `t` to
-    /// report, or `None` when the exact crossing lies outside the range.
+    /// report, or `None` when the exact crossing lies outside the range,
+    /// and the end itself when it is an input point (the origin, or a
+    /// segment's `b`) lying exactly in the plane: the crossing is then
+    /// that point, whose barycentric weights the caller takes in `f64`
+    /// (the rounded edge functions of a grazing line can be off by far
+    /// more near a vertex).
     #[cold]
     #[inline(never)]
-    fn decide_range(&self, tri: &TriangleLanes, t: Real, t_min: Real, t_max: Real) -> Option<Real> {
+    fn decide_range(
+        &self,
+        tri: &TriangleLanes,
+        t: Real,
+        t_min: Real,
+        t_max: Real,
+    ) -> Option<(Real, Option<Point>)> {
         let [a, b, c] = tri.triangle().vertices();
         let (o, d) = (&self.origin, &self.direction);
         // The side, relative to the triangle's normal, of the range end at `param`.
@@ -499,13 +521,15 @@ impl WatertightRay {
             }
         };
         let (start, end) = (side(t_min), side(t_max));
+        let start_point = (t_min == 0.0).then_some(*o);
+        let end_point = self.end.filter(|_| t_max == 1.0);
         match (start, end) {
             // The range lies in the plane: an edge-on ray, which never hits.
             (0, 0) => None,
-            (0, _) => Some(t_min),
-            (_, 0) => Some(t_max),
+            (0, _) => Some((t_min, start_point)),
+            (_, 0) => Some((t_max, end_point)),
             _ if start == end => None,
-            _ => Some(t.clamp(t_min, t_max)),
+            _ => Some((t.clamp(t_min, t_max), None)),
         }
     }
 }
