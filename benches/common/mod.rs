@@ -14,6 +14,10 @@ use criterion::{BenchmarkGroup, Criterion, Throughput};
 mod splitmix;
 #[allow(unused_imports)]
 pub use splitmix::SplitMix;
+#[path = "../../tests/common/meshes.rs"]
+mod meshes;
+#[allow(unused_imports)]
+pub use meshes::half_size;
 
 /// parry3d's vector for one of ours.
 pub fn pv(v: &Vector) -> parry3d::math::Vector {
@@ -126,16 +130,4 @@ pub fn time_both(
     let parry_ns = bench_items(&mut group, SAMPLES, "parry3d", items, parry);
     group.finish();
     ours_ns.zip(parry_ns)
-}
-
-/// `mesh` scaled by one half about its box centre: the half-size copy of
-/// the bunny in the overlap and distance goals (issues 20 and 23).
-pub fn half_size(mesh: &TriMesh) -> TriMesh {
-    let centre = mesh.aabb().center();
-    let vertices = mesh
-        .vertices()
-        .iter()
-        .map(|v| centre + (v - centre) * 0.5)
-        .collect();
-    TriMesh::new(vertices, mesh.indices().to_vec()).expect("a scaled copy of a valid mesh")
 }

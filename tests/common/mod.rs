@@ -49,6 +49,9 @@ pub fn isometry(extent: Real) -> impl Strategy<Value = Isometry> {
 
 #[allow(unused_imports)]
 pub use splitmix::SplitMix;
+mod meshes;
+#[allow(unused_imports)]
+pub use meshes::half_size;
 
 #[allow(dead_code)]
 pub mod bands;
@@ -80,16 +83,4 @@ pub fn collected<T>(batch: impl FnOnce(&mut Vec<T>)) -> Vec<T> {
     let mut out = Vec::new();
     batch(&mut out);
     out
-}
-
-/// `mesh` scaled by one half about its box centre: the half-size copy of
-/// the bunny in the overlap and distance goals (issues 20 and 23).
-pub fn half_size(mesh: &TriMesh) -> TriMesh {
-    let centre = mesh.aabb().center();
-    let vertices = mesh
-        .vertices()
-        .iter()
-        .map(|v| centre + (v - centre) * 0.5)
-        .collect();
-    TriMesh::new(vertices, mesh.indices().to_vec()).expect("a scaled copy of a valid mesh")
 }
