@@ -13,7 +13,7 @@
 //! triangle id whatever the tree's shape.
 
 use crate::bvh::{
-    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, WideChild, WideLayout,
+    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, WideChild, WideLayout, WideNode,
     nearest_first, stack_items,
 };
 use crate::intersect::closest_point_on_triangle;
@@ -362,16 +362,14 @@ impl<V: BoundingVolume> MeshTree<V> {
             }
         }
     }
-}
 
-impl<V: BoundingVolume> MeshTree<V> {
     /// Asks the cache for the children in `lanes`: inner nodes, and the
     /// triangles of leaves (a hint only).
     #[inline(always)]
     fn prefetch_children(
         &self,
-        nodes: &[crate::bvh::WideNode<8>],
-        node: &crate::bvh::WideNode<8>,
+        nodes: &[WideNode<8>],
+        node: &WideNode<8>,
         lanes: u32,
         leaves: u32,
     ) {
