@@ -510,7 +510,8 @@ impl<const W: usize> WideBvh<W> {
         // Each wide node stands for a distinct inner binary node: an upper
         // bound that reserves address space only (`PageArray`), so the
         // nodes are written once, in place, on huge pages when large.
-        let inner = bvh.nodes().iter().filter(|n| !n.is_leaf()).count();
+        // Every inner node has two children: n nodes hold (n − 1) / 2 inner ones.
+        let inner = bvh.nodes().len().saturating_sub(1) / 2;
         let mut nodes = PageArray::with_capacity(inner.max(1));
         nodes.push(WideNode::UNUSED);
         let root = bvh.node(NodeId::ROOT);
@@ -519,10 +520,13 @@ impl<const W: usize> WideBvh<W> {
             return WideBvh { nodes, depth: 0 };
         }
         let mut depth = 0;
-        let collapse = Collapse::new(bvh, W);
-        let mut stack = vec![(NodeId::ROOT, 0usize, 0u32)];
+        let collapse = Collapse::<W>::new(bvh);
+        // Pending wide nodes: the binary node each stands for, its index,
+        // depth, and the parent lane that points to it (whose `count` gets
+        // its leaf block once its children are known).
+        let mut stack = vec![(NodeId::ROOT, 0usize, 0u32, None)];
         let mut children = Vec::with_capacity(W);
-        while let Some((binary, wide, level)) = stack.pop() {
+        while let Some((binary, wide, level, parent)) = stack.pop() {
             depth = depth.max(level);
             children.clear();
             collapse.children(bvh, binary, &mut children);
@@ -536,12 +540,14 @@ impl<const W: usize> WideBvh<W> {
                         let index = nodes.len();
                         nodes.push(WideNode::UNUSED);
                         nodes[wide].set(lane, &node.volume, index as u32, 0);
-                        stack.push((c, index, level + 1));
+                        stack.push((c, index, level + 1, Some((wide, lane))));
                     }
                 }
             }
+            if let Some((parent, lane)) = parent {
+                nodes[parent].count[lane] = leaf_block(&nodes[wide]);
+            }
         }
-        link_leaf_blocks(&mut nodes);
         WideBvh { nodes, depth }
     }
 
@@ -722,34 +728,9 @@ impl<const W: usize> WideBvh<W> {
 }
 
 /// Fills each inner child's `count` with its leaf block, when it has one
-/// (see [`WideNode::grandchild_triangles`]).
+/// (see [`WideNode::grandchild_triangles`]): for saved layouts, whose
+/// hints are recomputed; built ones get them as their nodes are emitted.
 fn link_leaf_blocks<const W: usize>(nodes: &mut [WideNode<W>]) {
-    let is_inner = |c: u32| c != EMPTY && c & LEAF == 0;
-    // The triangles of a node whose children are all leaves, when they are
-    // one range of at most 31 starting below 2^27 (else 0: no hint).
-    let leaf_block = |node: &WideNode<W>| -> u32 {
-        if node.child.iter().any(|&c| is_inner(c)) {
-            return 0;
-        }
-        let leaves = (0..W).filter(|&l| node.child[l] != EMPTY && node.child[l] & LEAF != 0);
-        let first = leaves
-            .clone()
-            .map(|l| node.child[l] & !LEAF)
-            .min()
-            .unwrap_or(0);
-        let end = leaves
-            .clone()
-            .map(|l| (node.child[l] & !LEAF) + node.count[l])
-            .max()
-            .unwrap_or(0);
-        let total: u32 = leaves.map(|l| node.count[l]).sum();
-        let contiguous = end - first == total;
-        if contiguous && total < 1 << BLOCK_COUNT_BITS && first < 1 << (32 - BLOCK_COUNT_BITS) {
-            first << BLOCK_COUNT_BITS | total
-        } else {
-            0
-        }
-    };
     for i in 0..nodes.len() {
         for lane in 0..W {
             let c = nodes[i].child[lane];
@@ -757,6 +738,37 @@ fn link_leaf_blocks<const W: usize>(nodes: &mut [WideNode<W>]) {
                 nodes[i].count[lane] = leaf_block(&nodes[c as usize]);
             }
         }
+    }
+}
+
+/// True for a child word naming a wide node.
+fn is_inner(child: u32) -> bool {
+    child != EMPTY && child & LEAF == 0
+}
+
+/// The triangles of a node whose children are all leaves, when they are
+/// one range of at most 31 starting below 2^27 (else 0: no hint).
+fn leaf_block<const W: usize>(node: &WideNode<W>) -> u32 {
+    if node.child.iter().any(|&c| is_inner(c)) {
+        return 0;
+    }
+    let leaves = (0..W).filter(|&l| node.child[l] != EMPTY && node.child[l] & LEAF != 0);
+    let first = leaves
+        .clone()
+        .map(|l| node.child[l] & !LEAF)
+        .min()
+        .unwrap_or(0);
+    let end = leaves
+        .clone()
+        .map(|l| (node.child[l] & !LEAF) + node.count[l])
+        .max()
+        .unwrap_or(0);
+    let total: u32 = leaves.map(|l| node.count[l]).sum();
+    let contiguous = end - first == total;
+    if contiguous && total < 1 << BLOCK_COUNT_BITS && first < 1 << (32 - BLOCK_COUNT_BITS) {
+        first << BLOCK_COUNT_BITS | total
+    } else {
+        0
     }
 }
 
@@ -777,88 +789,130 @@ const TRIANGLE_COST: f32 = 0.6;
 /// split of its children), and `i` slots can also share the subtree out as
 /// `k` slots of the left child and `i − k` of the right one.
 ///
-/// The tables are kept in reverse node order (children come after their
-/// parent, so the bottom-up pass then writes them front to back) in
-/// [`PageArray`]s: on a 1M-triangle mesh they hold 65 MB, and as ordinary
-/// vectors their first touch of 4 KiB pages took a third of the pass.
-struct Collapse {
-    /// Per slot count 2..=width: the slots given to the left child when the
-    /// node is opened into that many.
-    open_split: PageArray<[u8; MAX_WIDTH + 1]>,
-    /// Per slot count 1..=width: how many slots the cheapest representation
-    /// fills (1: the node itself, not opened).
-    used: PageArray<[u8; MAX_WIDTH + 1]>,
-    /// Slots per wide node.
-    width: usize,
+/// The pass visits the binary nodes in post-order and keeps the cost rows
+/// of finished subtrees on a stack, so only the choices outlive it: per
+/// node, for every slot count, how many slots the left child gets when
+/// the node is opened and how many its cheapest representation fills,
+/// packed into one `u64` (8 MB on a 1M-triangle mesh). A table of every
+/// node's costs, as this pass first kept, was 65 MB whose first touch cost
+/// as much as the arithmetic.
+struct Collapse<const W: usize> {
+    /// Per binary node, the packed [`Choices`].
+    choices: Vec<Choices>,
 }
 
-impl Collapse {
-    fn new(bvh: &Bvh<Aabb>, width: usize) -> Collapse {
-        assert!((2..=MAX_WIDTH).contains(&width));
-        let n = bvh.nodes().len();
-        let mut cost = PageArray::<[f32; MAX_WIDTH + 1]>::with_capacity(n);
-        let mut open_split = PageArray::with_capacity(n);
-        let mut used = PageArray::with_capacity(n);
-        for i in (0..n).rev() {
-            let id = NodeId(i as u32);
+/// One node's collapse choices, three bits per slot count: bits
+/// `3 (j − 2)` hold the slots of the left child when the node is opened
+/// into `j = 2..=8` slots, and bits `21 + 3 (j − 1)` the slots its cheapest
+/// representation in `j = 1..=8` fills, minus one. Zero, the value of a
+/// leaf, reads as one slot given to the left child and one slot filled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Choices(u64);
+
+impl Choices {
+    const BITS: u32 = 3;
+    const FILLS_AT: u32 = 21;
+
+    /// The slots the left child gets when the node is opened into `slots`.
+    fn split(self, slots: usize) -> usize {
+        ((self.0 >> (Self::BITS * (slots as u32 - 2))) & 7) as usize + 1
+    }
+
+    /// The slots the cheapest representation in at most `slots` fills.
+    fn fills(self, slots: usize) -> usize {
+        ((self.0 >> (Self::FILLS_AT + Self::BITS * (slots as u32 - 1))) & 7) as usize + 1
+    }
+
+    fn set_split(&mut self, slots: usize, left: usize) {
+        let at = Self::BITS * (slots as u32 - 2);
+        self.0 = self.0 & !(7 << at) | ((left as u64 - 1) << at);
+    }
+
+    fn set_fills(&mut self, slots: usize, fills: usize) {
+        let at = Self::FILLS_AT + Self::BITS * (slots as u32 - 1);
+        self.0 = self.0 & !(7 << at) | ((fills as u64 - 1) << at);
+    }
+}
+
+/// Least costs of a subtree in `1..=width` slots (index 0 unused).
+type CostRow = [f32; MAX_WIDTH + 1];
+
+impl<const W: usize> Collapse<W> {
+    /// The choices for `W` slots per wide node. `W` is a constant so that
+    /// the loops over slot counts unroll and the rows stay in registers
+    /// (with a run-time width they went through memory at every step).
+    fn new(bvh: &Bvh<Aabb>) -> Self {
+        assert!((2..=MAX_WIDTH).contains(&W));
+        let mut choices = vec![Choices::default(); bvh.nodes().len()];
+        // Cost rows of finished subtrees; a node's row replaces its
+        // children's (the right child's is on top).
+        let mut rows: Vec<CostRow> = Vec::new();
+        // Nodes to visit, flagged once their children are done.
+        let mut pending = vec![(NodeId::ROOT, false)];
+        while let Some((id, children_done)) = pending.pop() {
             let node = bvh.node(id);
             let area = node.volume.surface_area();
-            // One slot to the left child is always a valid split (costs can
-            // be +∞ for boxes whose area overflows, and then no split is
-            // cheaper).
-            let (mut row, mut split, mut fills) = (
-                [0.0f32; MAX_WIDTH + 1],
-                [1u8; MAX_WIDTH + 1],
-                [1u8; MAX_WIDTH + 1],
-            );
             match node.kind(id) {
                 NodeKind::Leaf { count, .. } => {
-                    row = [area * TRIANGLE_COST * count as f32; MAX_WIDTH + 1];
+                    rows.push([area * TRIANGLE_COST * count as f32; MAX_WIDTH + 1]);
                 }
-                NodeKind::Inner { left, right } => {
-                    // The builders lay children out after their parent.
-                    debug_assert!(left.index() > i && right.index() > i);
-                    let reversed = |child: NodeId| n - 1 - child.index();
-                    let (l, r) = (&cost[reversed(left)], &cost[reversed(right)]);
-                    let mut opened = [f32::INFINITY; MAX_WIDTH + 1];
-                    for j in 2..=width {
-                        for k in 1..j {
-                            let c = l[k] + r[j - k];
-                            if c < opened[j] {
-                                opened[j] = c;
-                                split[j] = k as u8;
-                            }
-                        }
-                    }
-                    row[1] = area + opened[width];
-                    for j in 2..=width {
-                        // Ties open the node: more boxes per visit for the
-                        // same cost (and +∞ costs still fill the slots).
-                        if opened[j] <= row[j - 1] {
-                            row[j] = opened[j];
-                            fills[j] = j as u8;
-                        } else {
-                            row[j] = row[j - 1];
-                            fills[j] = fills[j - 1];
-                        }
-                    }
+                NodeKind::Inner { left, right } if !children_done => {
+                    pending.extend([(id, true), (right, false), (left, false)]);
+                }
+                NodeKind::Inner { .. } => {
+                    let (r, l) = (rows.pop(), rows.pop());
+                    let (Some(l), Some(r)) = (l, r) else {
+                        unreachable!("both children's rows precede their parent")
+                    };
+                    let (row, choice) = Self::node_row(&l, &r, area);
+                    choices[id.index()] = choice;
+                    rows.push(row);
                 }
             }
-            cost.push(row);
-            open_split.push(split);
-            used.push(fills);
         }
-        Collapse {
-            open_split,
-            used,
-            width,
+        Collapse { choices }
+    }
+
+    /// The cost row and choices of an inner node of surface `area` from its
+    /// children's rows `l` and `r`.
+    #[inline(always)]
+    fn node_row(l: &CostRow, r: &CostRow, area: f32) -> (CostRow, Choices) {
+        let mut choice = Choices::default();
+        let mut opened = [f32::INFINITY; MAX_WIDTH + 1];
+        for j in 2..=W {
+            // One slot to the left child is always a valid split (costs can
+            // be +∞ for boxes whose area overflows, and then no split is
+            // cheaper); ties keep the smaller share. Selects rather than
+            // branches: which split wins is close to random.
+            let (mut best, mut split) = (f32::INFINITY, 1);
+            for k in 1..j {
+                let c = l[k] + r[j - k];
+                let better = c < best;
+                best = if better { c } else { best };
+                split = if better { k } else { split };
+            }
+            opened[j] = best;
+            choice.set_split(j, split);
         }
+        let mut row = [0.0f32; MAX_WIDTH + 1];
+        let (mut cost, mut fills) = (area + opened[W], 1);
+        row[1] = cost;
+        for j in 2..=W {
+            // Ties open the node: more boxes per visit for the same cost
+            // (and +∞ costs still fill the slots).
+            let open = opened[j] <= cost;
+            cost = if open { opened[j] } else { cost };
+            fills = if open { j } else { fills };
+            row[j] = cost;
+            choice.set_fills(j, fills);
+        }
+        (row, choice)
     }
 
     /// The children of the wide node made from the inner node `id`: the
     /// cheapest `width`-slot split below it.
     fn children(&self, bvh: &Bvh<Aabb>, id: NodeId, out: &mut Vec<NodeId>) {
-        self.open(bvh, id, self.width, out);
+        self.open(bvh, id, W, out);
     }
 
     /// Shares `slots` slots out between the children of the inner node `id`.
@@ -866,14 +920,14 @@ impl Collapse {
         let NodeKind::Inner { left, right } = bvh.node(id).kind(id) else {
             unreachable!("only inner nodes are opened")
         };
-        let k = self.open_split[self.open_split.len() - 1 - id.index()][slots] as usize;
+        let k = self.choices[id.index()].split(slots);
         self.part(bvh, left, k, out);
         self.part(bvh, right, slots - k, out);
     }
 
     /// The cheapest representation of `id` in at most `slots` slots.
     fn part(&self, bvh: &Bvh<Aabb>, id: NodeId, slots: usize, out: &mut Vec<NodeId>) {
-        let used = self.used[self.used.len() - 1 - id.index()][slots] as usize;
+        let used = self.choices[id.index()].fills(slots);
         if bvh.node(id).is_leaf() || used == 1 {
             out.push(id);
         } else {
@@ -948,8 +1002,9 @@ mod tests {
         f64::from(aabb.surface_area())
     }
 
-    /// The collapse tables by the plain recurrence over node ids (the form
-    /// before they moved to reversed page arrays): `(open_split, used)`.
+    /// The collapse choices by the plain recurrence over node ids, with a
+    /// table of every node's costs (the form before the post-order pass
+    /// and the packed choices): `(open_split, used)`.
     #[allow(clippy::type_complexity)]
     fn plain_tables(
         bvh: &Bvh<Aabb>,
@@ -1003,13 +1058,20 @@ mod tests {
         ];
         for mesh in meshes {
             let bvh = Bvh::<Aabb>::build(&mesh, &BuildOptions::sah());
-            for width in [2, 4, 8] {
-                let collapse = Collapse::new(&bvh, width);
+            let choices = [
+                Collapse::<2>::new(&bvh).choices,
+                Collapse::<4>::new(&bvh).choices,
+                Collapse::<8>::new(&bvh).choices,
+            ];
+            for (width, choices) in [2, 4, 8].into_iter().zip(choices) {
                 let (open_split, used) = plain_tables(&bvh, width);
-                let n = bvh.nodes().len();
-                for i in 0..n {
-                    assert_eq!(collapse.open_split[n - 1 - i], open_split[i], "node {i}");
-                    assert_eq!(collapse.used[n - 1 - i], used[i], "node {i}");
+                for (i, choice) in choices.iter().enumerate() {
+                    let splits = (2..=width).map(|j| choice.split(j));
+                    let expected = open_split[i][2..=width].iter().map(|&k| usize::from(k));
+                    assert!(splits.eq(expected), "node {i}");
+                    let fills = (1..=width).map(|j| choice.fills(j));
+                    let expected = used[i][1..=width].iter().map(|&k| usize::from(k));
+                    assert!(fills.eq(expected), "node {i}");
                 }
             }
         }
