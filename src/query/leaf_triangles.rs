@@ -19,6 +19,7 @@ impl TriangleLanes {
     /// floats (see [`crate::math::id_to_lanes`]): `x` and `y` carry the id,
     /// `z` is `+1` for a triangle rays can hit and `−1` otherwise.
     #[must_use]
+    #[inline(always)]
     pub(crate) fn tagged(tri: &Triangle, id: TriangleId, hittable: bool) -> Self {
         let [low, high] = id_to_lanes(id.0);
         TriangleLanes::with_fourth_lanes(tri, [low, high, if hittable { 1.0 } else { -1.0 }])
@@ -73,16 +74,35 @@ pub(crate) fn leaf_triangles<V: BoundingVolume>(
 /// at `∞` beside a finite one would otherwise pass for a large normal).
 /// The rest go to the exact test (it took a tenth of the leaf-triangle
 /// pass on a 1M-triangle terrain).
+#[inline(always)]
 fn hittable(tri: &Triangle) -> bool {
-    let (e1, e2) = (tri.b - tri.a, tri.c - tri.a);
-    // `Triangle::normal`'s test, on the one cross product.
-    let n = e1.cross(&e2);
-    if n.try_normalize(0.0).is_none() {
+    // In scalars: with nalgebra's vectors the compiler stored the triangle
+    // in pieces and read it back wider, and waited on every such load.
+    let (a, b, c) = (&tri.a, &tri.b, &tri.c);
+    let e1 = [b.x - a.x, b.y - a.y, b.z - a.z];
+    let e2 = [c.x - a.x, c.y - a.y, c.z - a.z];
+    // `Triangle::normal`'s cross product and test.
+    let n = [
+        e1[1] * e2[2] - e1[2] * e2[1],
+        e1[2] * e2[0] - e1[0] * e2[2],
+        e1[0] * e2[1] - e1[1] * e2[0],
+    ];
+    if n[0] * n[0] + n[1] * n[1] + n[2] * n[2] <= 0.0 {
         return false;
     }
-    let bound = 8.0 * Real::EPSILON * (e1.amax() * e2.amax());
-    let clear = bound >= Real::MIN_POSITIVE && n.amax() > bound;
-    clear || !is_degenerate(tri)
+    let amax = |v: [Real; 3]| v[0].abs().max(v[1].abs()).max(v[2].abs());
+    let bound = 8.0 * Real::EPSILON * (amax(e1) * amax(e2));
+    let clear = bound >= Real::MIN_POSITIVE && amax(n) > bound;
+    clear || !is_degenerate_cold(*tri)
+}
+
+/// [`is_degenerate`] out of line, on a copy made only here: a reference
+/// to the caller's triangle kept it in memory on the hot path, written in
+/// pieces and read back wider, which stalled each iteration on the stores.
+#[cold]
+#[inline(never)]
+fn is_degenerate_cold(tri: Triangle) -> bool {
+    is_degenerate(&tri)
 }
 
 #[cfg(test)]

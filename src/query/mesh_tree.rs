@@ -44,8 +44,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     #[must_use]
     pub fn build(mesh: TriMesh, options: &BuildOptions) -> Self {
         let bvh = Bvh::build(&mesh, options);
-        let leaf_triangles = leaf_triangles(&mesh, &bvh);
-        let wide = V::wide_layout(&bvh, mesh.soup());
+        let (leaf_triangles, wide) = layouts(&mesh, &bvh, options);
         Self::from_parts(mesh, bvh, wide, leaf_triangles)
     }
 
@@ -209,6 +208,25 @@ pub struct PlacedMesh<'a, V> {
     pub tree: &'a MeshTree<V>,
     /// Mesh frame → world frame.
     pub pose: Isometry,
+}
+
+/// The two layouts queries read, made from the built tree: the leaf-order
+/// triangles and the wide raycast layout. They are independent, so a
+/// parallel build makes them at the same time (on two cores a 1M-triangle
+/// terrain's are ready in the time of the larger, the wide layout).
+fn layouts<V: BoundingVolume>(
+    mesh: &TriMesh,
+    bvh: &Bvh<V>,
+    options: &BuildOptions,
+) -> (PageArray<TriangleLanes>, Option<WideLayout>) {
+    let triangles = || leaf_triangles(mesh, bvh);
+    let wide = || V::wide_layout(bvh, mesh.soup());
+    #[cfg(feature = "parallel")]
+    if options.parallel {
+        return rayon::join(triangles, wide);
+    }
+    let _ = options;
+    (triangles(), wide())
 }
 
 fn coordinate_scale(mesh: &TriMesh) -> Real {
