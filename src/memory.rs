@@ -19,10 +19,6 @@
 //! kernel's own accounting (`/proc/self/smaps`) then says how much of it
 //! landed on huge pages ([`PageArray::huge_page_bytes`]).
 //!
-//! Large tables that only a build reads (the wide layout's collapse
-//! costs) take the same mappings: their first touch of 4 KiB pages had
-//! cost a third of that pass.
-//!
 //! Without transparent huge pages, or on other systems, the arrays are
 //! ordinary vectors and the answers are the same.
 // mmap, madvise and munmap of the mappings this module owns.
