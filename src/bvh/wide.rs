@@ -27,7 +27,7 @@ const EMPTY: u32 = u32::MAX;
 /// A core's private caches (L2 on this class of machine): node arrays
 /// beyond it are read from farther away.
 const CACHE_BYTES: usize = 1 << 20;
-/// The widest node supported (the collapse's cost tables are this long).
+/// The widest node supported (the collapse's cost rows hold one entry per slot count up to it).
 const MAX_WIDTH: usize = 8;
 /// Bits of a leaf block (see [`WideNode::grandchild_triangles`]) that hold
 /// its triangle count; the first position takes the rest.
@@ -1051,19 +1051,33 @@ mod tests {
 
     #[test]
     fn collapse_tables_equal_the_plain_recurrence() {
+        // Tied costs too: a flat grid (equal boxes of zero height) and 200
+        // copies of one triangle (every box the same).
+        let p = crate::math::Point::new;
+        let copies = TriMesh::new(
+            vec![p(0.0, 0.0, 0.0), p(1.0, 0.0, 0.0), p(0.0, 1.0, 0.0)],
+            vec![[0, 1, 2]; 200],
+        )
+        .expect("a valid mesh");
         let meshes = [
             TriMesh::terrain(30, 10.0, 2.0, 3),
             TriMesh::random_soup(2000, 4.0, 0.5, 9),
             TriMesh::icosphere(crate::math::Point::origin(), 1.0, 3),
+            TriMesh::terrain(16, 10.0, 0.0, 3),
+            copies,
         ];
         for mesh in meshes {
             let bvh = Bvh::<Aabb>::build(&mesh, &BuildOptions::sah());
             let choices = [
                 Collapse::<2>::new(&bvh).choices,
+                Collapse::<3>::new(&bvh).choices,
                 Collapse::<4>::new(&bvh).choices,
+                Collapse::<5>::new(&bvh).choices,
+                Collapse::<6>::new(&bvh).choices,
+                Collapse::<7>::new(&bvh).choices,
                 Collapse::<8>::new(&bvh).choices,
             ];
-            for (width, choices) in [2, 4, 8].into_iter().zip(choices) {
+            for (width, choices) in (2..=8).zip(choices) {
                 let (open_split, used) = plain_tables(&bvh, width);
                 for (i, choice) in choices.iter().enumerate() {
                     let splits = (2..=width).map(|j| choice.split(j));

@@ -214,7 +214,7 @@ pub struct PlacedMesh<'a, V> {
 /// triangles and the wide raycast layout. They are independent, so a
 /// parallel build of a large mesh makes them at the same time (on two
 /// cores a 1M-triangle terrain's are ready in the time of the larger, the
-/// wide layout); below [`LAYOUTS_APART_FROM`] triangles handing one to
+/// wide layout); below `LAYOUTS_APART_FROM` triangles handing one to
 /// another thread costs more than it saves (the bunny's took 7% longer).
 fn layouts<V: BoundingVolume>(
     mesh: &TriMesh,
