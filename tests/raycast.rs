@@ -760,3 +760,76 @@ fn trees_built_after_dropped_ones_still_land_on_huge_pages() {
         assert!(2 * huge >= 48 * mesh.len(), "{huge} bytes on huge pages");
     }
 }
+
+/// `set_vertices` refits: the binary tree and the wide layout keep their
+/// topology and take the moved triangles' boxes, and the leaf triangles
+/// (with their hittable flags) are rewritten in place. A deformed tree must
+/// answer exactly as a tree built afresh over the moved mesh, and as the
+/// brute force, triangles that the motion made degenerate included.
+#[test]
+fn deformed_trees_answer_as_fresh_builds() {
+    for (name, mesh) in [
+        ("bunny", data_mesh("bunny.obj")),
+        (
+            "icosphere",
+            TriMesh::icosphere(Point::new(0.5, -0.25, 2.0), 3.0, 3),
+        ),
+        ("terrain", TriMesh::terrain(30, 50.0, 4.0, 11)),
+    ] {
+        // Twist and stretch, then pull the second vertex of triangle 0 onto
+        // its first, which makes every triangle using both degenerate.
+        let mut moved: Vec<Point> = mesh
+            .vertices()
+            .iter()
+            .map(|p| {
+                let a = 0.3 * p.z;
+                Point::new(
+                    p.x * a.cos() - p.y * a.sin(),
+                    1.5 * (p.x * a.sin() + p.y * a.cos()),
+                    p.z + 0.1 * p.x,
+                )
+            })
+            .collect();
+        let [first, second, _] = mesh.indices()[0];
+        moved[second as usize] = moved[first as usize];
+        let deformed =
+            TriMesh::new(moved.clone(), mesh.indices().to_vec()).expect("same triangles");
+        assert!(
+            deformed.triangles().any(|t| t.is_degenerate()),
+            "{name}: no degenerate triangle"
+        );
+        let mut aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
+        let mut obb = MeshTree::<PackedObb>::build(mesh.clone(), &BuildOptions::gottschalk());
+        aabb.set_vertices(moved.clone()).expect("same vertex count");
+        obb.set_vertices(moved).expect("same vertex count");
+        let fresh = MeshTree::<Aabb>::build(deformed.clone(), &BuildOptions::sah());
+        let triangles: Vec<Triangle> = deformed.triangles().collect();
+        for s in random_segments(&deformed, 20_000, 0xdef0) {
+            let expected = fresh.closest_hit(s);
+            let brute = brute_segment(&triangles, &s);
+            assert_eq!(
+                expected.map(|h| (h.t, h.triangle)),
+                brute,
+                "{name}: fresh tree against brute force, {s:?}"
+            );
+            for (kind, got) in [("aabb", aabb.closest_hit(s)), ("obb", obb.closest_hit(s))] {
+                assert_eq!(got, expected, "{name} {kind}: closest hit, {s:?}");
+            }
+            let blocked = expected.is_some();
+            assert_eq!(aabb.any_hit(s).is_some(), blocked, "{name}: any-hit, {s:?}");
+            assert_eq!(
+                obb.any_hit(s).is_some(),
+                blocked,
+                "{name}: obb any-hit, {s:?}"
+            );
+        }
+        for p in deformed.vertices().iter().step_by(7) {
+            let q = Point::new(p.x + 0.3, p.y - 0.2, p.z + 0.1);
+            assert_eq!(
+                aabb.closest_point(q),
+                fresh.closest_point(q),
+                "{name}: nearest point"
+            );
+        }
+    }
+}

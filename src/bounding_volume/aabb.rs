@@ -123,6 +123,7 @@ impl Aabb {
 
     /// The smallest box containing both boxes.
     #[must_use]
+    #[inline]
     pub fn union(&self, other: &Aabb) -> Aabb {
         Aabb::new(self.min.inf(&other.min), self.max.sup(&other.max))
     }

@@ -551,6 +551,26 @@ impl<const W: usize> WideBvh<W> {
         WideBvh { nodes, depth }
     }
 
+    /// Refits every child box, keeping the topology: a leaf's box becomes
+    /// `leaf_box(first, count)`, an inner child's the union of its node's
+    /// boxes. Children follow their parents (built and saved layouts alike),
+    /// so one reverse pass sees every node after its children. For meshes
+    /// whose vertices moved (`MeshTree::set_vertices`), as the binary tree
+    /// is refitted rather than rebuilt (van den Bergen 1997): the collapse
+    /// is not run again.
+    pub(crate) fn refit(&mut self, leaf_box: impl Fn(u32, u32) -> Aabb) {
+        for i in (0..self.nodes.len()).rev() {
+            for lane in 0..W {
+                let refitted = match self.nodes[i].child(lane) {
+                    WideChild::Leaf { first, count } => leaf_box(first, count),
+                    WideChild::Node(child) => self.nodes[child as usize].bounds(),
+                    WideChild::Empty => continue,
+                };
+                self.nodes[i].set_child_box(lane, &refitted);
+            }
+        }
+    }
+
     /// A layout from saved nodes over a leaf order of `positions`
     /// triangles, checked in O(n) before any query can run: every inner
     /// child after its parent and inside the array, every node reached

@@ -23,6 +23,7 @@
 
 use crate::exact;
 use crate::intersect::triangle_triangle::is_degenerate;
+use crate::bounding_volume::Aabb;
 use crate::math::{Point, Real, Vector, is_finite_point, nalgebra};
 use crate::shape::{Ray, Segment, Triangle};
 
@@ -677,6 +678,17 @@ impl TriangleLanes {
             if out > 0.0 { out * out } else { 0.0 }
         };
         axis(&self.x, p.x) + axis(&self.y, p.y) + axis(&self.z, p.z)
+    }
+
+    /// The triangle's bounding box, from its lanes (the same box as
+    /// `Triangle::aabb`: minima and maxima are exact).
+    #[must_use]
+    #[inline(always)]
+    pub(crate) fn aabb(&self) -> Aabb {
+        Aabb {
+            min: Point::new(min3(&self.x), min3(&self.y), min3(&self.z)),
+            max: Point::new(max3(&self.x), max3(&self.y), max3(&self.z)),
+        }
     }
 
     /// The triangle back in vertex form.

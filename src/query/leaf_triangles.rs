@@ -49,14 +49,29 @@ pub(crate) fn leaf_triangles<V: BoundingVolume>(
 ) -> PageArray<TriangleLanes> {
     // Rays read them at random: on huge pages when large.
     let order = bvh.leaf_order();
-    PageArray::collect(
-        order.len(),
-        order.iter().map(|&t| {
-            let id = TriangleId(t);
-            let tri = mesh.triangle(id);
-            TriangleLanes::tagged(&tri, id, hittable(&tri))
-        }),
-    )
+    PageArray::collect(order.len(), order.iter().map(|&t| tagged(mesh, t)))
+}
+
+/// Rewrites `triangles` (made by [`leaf_triangles`] for `bvh`) for the
+/// mesh's current vertices, in place: a deformed mesh keeps its arrays,
+/// which are not faulted in afresh, and every flag is decided again (a
+/// triangle may have become degenerate, or stopped being so).
+pub(crate) fn refresh_leaf_triangles<V: BoundingVolume>(
+    mesh: &TriMesh,
+    bvh: &Bvh<V>,
+    triangles: &mut PageArray<TriangleLanes>,
+) {
+    for (lanes, &t) in triangles.iter_mut().zip(bvh.leaf_order()) {
+        *lanes = tagged(mesh, t);
+    }
+}
+
+/// Triangle `t` of the mesh, tagged with its id and flag.
+#[inline(always)]
+fn tagged(mesh: &TriMesh, t: u32) -> TriangleLanes {
+    let id = TriangleId(t);
+    let tri = mesh.triangle(id);
+    TriangleLanes::tagged(&tri, id, hittable(&tri))
 }
 
 /// Whether rays can hit `tri`: exact area and a representable normal.

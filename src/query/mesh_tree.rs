@@ -1,11 +1,12 @@
 //! A mesh together with its tree: the object users build once and query.
 
+use crate::bounding_volume::Aabb;
 use crate::bvh::{BoundingVolume, BuildOptions, Bvh, WideLayout};
 use crate::intersect::TriangleLanes;
 use crate::math::{Isometry, Point, Real};
 use crate::memory::PageArray;
 use crate::mesh::{MeshError, TriMesh};
-use crate::query::leaf_triangles::leaf_triangles;
+use crate::query::leaf_triangles::{leaf_triangles, refresh_leaf_triangles};
 use crate::shape::Triangle;
 use crate::shape::TriangleId;
 
@@ -174,12 +175,24 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 
     /// Moves the vertices (same count, same triangles) and refits the tree
-    /// bottom-up instead of rebuilding it (van den Bergen 1997).
+    /// bottom-up instead of rebuilding it (van den Bergen 1997): the binary
+    /// tree and the wide raycast layout keep their topology and take the
+    /// boxes of the moved triangles, and the leaf-order triangles are
+    /// rewritten in place. Answers stay exact; after large deformations a
+    /// rebuild ([`MeshTree::build`]) gives tighter boxes and faster queries.
     pub fn set_vertices(&mut self, vertices: Vec<Point>) -> Result<(), MeshError> {
         self.mesh.set_vertices(vertices)?;
         self.bvh.refit(&self.mesh);
-        self.wide = V::wide_layout(&self.bvh, self.mesh.soup());
-        self.leaf_triangles = leaf_triangles(&self.mesh, &self.bvh);
+        refresh_leaf_triangles(&self.mesh, &self.bvh, &mut self.leaf_triangles);
+        if let Some(wide) = &mut self.wide {
+            let triangles = &self.leaf_triangles;
+            wide.refit(|first, count| {
+                let range = &triangles[first as usize..(first + count) as usize];
+                range
+                    .iter()
+                    .fold(Aabb::EMPTY, |b, t| b.union(&t.aabb()))
+            });
+        }
         self.coordinate_scale = coordinate_scale(&self.mesh);
         Ok(())
     }
