@@ -21,9 +21,9 @@
 //! the degenerate triangle covered. Rays in a triangle's plane (`det = 0`)
 //! and non-finite input never hit either.
 
+use crate::bounding_volume::Aabb;
 use crate::exact;
 use crate::intersect::triangle_triangle::is_degenerate;
-use crate::bounding_volume::Aabb;
 use crate::math::{Point, Real, Vector, is_finite_point, nalgebra};
 use crate::shape::{Ray, Segment, Triangle};
 

@@ -188,9 +188,7 @@ impl<V: BoundingVolume> MeshTree<V> {
             let triangles = &self.leaf_triangles;
             wide.refit(|first, count| {
                 let range = &triangles[first as usize..(first + count) as usize];
-                range
-                    .iter()
-                    .fold(Aabb::EMPTY, |b, t| b.union(&t.aabb()))
+                range.iter().fold(Aabb::EMPTY, |b, t| b.union(&t.aabb()))
             });
         }
         self.coordinate_scale = coordinate_scale(&self.mesh);
