@@ -356,18 +356,7 @@ fn refit_after_deformation_bounds_the_moved_mesh() {
                 "{name}/{preset}: refit without motion changes nothing"
             );
             // Twist and stretch the mesh; same triangles.
-            let moved: Vec<Point> = mesh
-                .vertices()
-                .iter()
-                .map(|p| {
-                    let a = 0.3 * p.z;
-                    Point::new(
-                        p.x * a.cos() - p.y * a.sin(),
-                        1.5 * (p.x * a.sin() + p.y * a.cos()),
-                        p.z + 0.1 * p.x,
-                    )
-                })
-                .collect();
+            let moved = common::twisted_vertices(&mesh);
             let mut deformed = mesh.clone();
             deformed.set_vertices(moved).unwrap();
             assert!(

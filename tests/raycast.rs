@@ -14,7 +14,7 @@ use boxtree::{
     Aabb, Isometry, MeshTree, Obb, PackedObb, Point, Ray, Real, Segment, SightOptions, Sphere,
     Threads, TriMesh, Triangle, TriangleId, Vector, Visibility,
 };
-use common::{SplitMix, collected, data_mesh};
+use common::{SplitMix, collected, data_mesh, twisted_vertices};
 use proptest::prelude::*;
 
 fn meshes() -> Vec<(&'static str, TriMesh)> {
@@ -778,18 +778,7 @@ fn deformed_trees_answer_as_fresh_builds() {
     ] {
         // Twist and stretch, then pull the second vertex of triangle 0 onto
         // its first, which makes every triangle using both degenerate.
-        let mut moved: Vec<Point> = mesh
-            .vertices()
-            .iter()
-            .map(|p| {
-                let a = 0.3 * p.z;
-                Point::new(
-                    p.x * a.cos() - p.y * a.sin(),
-                    1.5 * (p.x * a.sin() + p.y * a.cos()),
-                    p.z + 0.1 * p.x,
-                )
-            })
-            .collect();
+        let mut moved = twisted_vertices(&mesh);
         let [first, second, _] = mesh.indices()[0];
         moved[second as usize] = moved[first as usize];
         let deformed =
