@@ -7,7 +7,7 @@
 //! and only regrow their extents, which keeps refit O(n).
 
 use crate::bounding_volume::Aabb;
-use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind};
+use crate::bvh::{BoundingVolume, Bvh, Node, NodeId, NodeKind};
 use crate::shape::{Triangle, TriangleId, TriangleSoup};
 
 impl<V: BoundingVolume> Bvh<V> {
@@ -22,26 +22,58 @@ impl<V: BoundingVolume> Bvh<V> {
             self.order.len(),
             "refit needs the mesh the tree was built over"
         );
-        let mut scratch: Vec<Triangle> = Vec::new();
-        for index in (0..self.nodes.len()).rev() {
-            let id = NodeId(index as u32);
-            let node = self.nodes[index];
-            let volume = match node.kind(id) {
-                NodeKind::Leaf { first, count } => {
-                    scratch.clear();
-                    scratch.extend(
-                        self.leaf_triangles(first, count)
-                            .map(|t: TriangleId| mesh.triangle(t)),
-                    );
-                    node.volume.refit_leaf(&scratch)
-                }
-                NodeKind::Inner { left, right } => node.volume.refit_parent(
-                    &self.nodes[left.index()].volume,
-                    &self.nodes[right.index()].volume,
-                ),
-            };
-            self.nodes[index].volume = volume;
+        refit_nodes(&mut self.nodes, &self.order, &mesh);
+    }
+
+    /// [`Bvh::refit`], and meanwhile `alongside` with the leaf order, which
+    /// a refit leaves as it is: on another thread when `parallel` is set
+    /// (and the `parallel` feature is on), so that a mesh tree rewrites its
+    /// leaf-order triangles while the volumes are refitted.
+    pub(crate) fn refit_alongside<'a, R: Send>(
+        &mut self,
+        mesh: impl Into<TriangleSoup<'a>>,
+        parallel: bool,
+        alongside: impl FnOnce(&[u32]) -> R + Send,
+    ) -> R {
+        let mesh = mesh.into();
+        assert_eq!(
+            mesh.len(),
+            self.order.len(),
+            "refit needs the mesh the tree was built over"
+        );
+        let (nodes, order) = (&mut self.nodes, &self.order);
+        #[cfg(feature = "parallel")]
+        if parallel {
+            return rayon::join(|| refit_nodes(nodes, order, &mesh), || alongside(order)).1;
         }
+        let _ = parallel;
+        refit_nodes(nodes, order, &mesh);
+        alongside(order)
+    }
+}
+
+/// Every volume recomputed from its children (leaves from their triangles),
+/// in one reverse pass over the nodes.
+fn refit_nodes<V: BoundingVolume>(nodes: &mut [Node<V>], order: &[u32], mesh: &TriangleSoup<'_>) {
+    let mut scratch: Vec<Triangle> = Vec::new();
+    for index in (0..nodes.len()).rev() {
+        let id = NodeId(index as u32);
+        let node = nodes[index];
+        let volume = match node.kind(id) {
+            NodeKind::Leaf { first, count } => {
+                scratch.clear();
+                scratch.extend(
+                    order[first as usize..(first + count) as usize]
+                        .iter()
+                        .map(|&t| mesh.triangle(TriangleId(t))),
+                );
+                node.volume.refit_leaf(&scratch)
+            }
+            NodeKind::Inner { left, right } => node
+                .volume
+                .refit_parent(&nodes[left.index()].volume, &nodes[right.index()].volume),
+        };
+        nodes[index].volume = volume;
     }
 }
 

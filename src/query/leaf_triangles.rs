@@ -52,16 +52,17 @@ pub(crate) fn leaf_triangles<V: BoundingVolume>(
     PageArray::collect(order.len(), order.iter().map(|&t| tagged(mesh, t)))
 }
 
-/// Rewrites `triangles` (made by [`leaf_triangles`] for `bvh`) for the
-/// mesh's current vertices, in place: a deformed mesh keeps its arrays,
-/// which are not faulted in afresh, and every flag is decided again (a
-/// triangle may have become degenerate, or stopped being so).
-pub(crate) fn refresh_leaf_triangles<V: BoundingVolume>(
+/// Rewrites `triangles` (made by [`leaf_triangles`] for a tree with leaf
+/// order `order`) for the mesh's current vertices, in place: a deformed
+/// mesh keeps its arrays, which are not faulted in afresh, and every flag
+/// is decided again (a triangle may have become degenerate, or stopped
+/// being so).
+pub(crate) fn refresh_leaf_triangles(
     mesh: &TriMesh,
-    bvh: &Bvh<V>,
+    order: &[u32],
     triangles: &mut PageArray<TriangleLanes>,
 ) {
-    for (lanes, &t) in triangles.iter_mut().zip(bvh.leaf_order()) {
+    for (lanes, &t) in triangles.iter_mut().zip(order) {
         *lanes = tagged(mesh, t);
     }
 }

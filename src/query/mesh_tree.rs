@@ -182,8 +182,13 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// rebuild ([`MeshTree::build`]) gives tighter boxes and faster queries.
     pub fn set_vertices(&mut self, vertices: Vec<Point>) -> Result<(), MeshError> {
         self.mesh.set_vertices(vertices)?;
-        self.bvh.refit(&self.mesh);
-        refresh_leaf_triangles(&self.mesh, &self.bvh, &mut self.leaf_triangles);
+        // The leaf triangles are rewritten while the tree is refitted, on
+        // two threads for large meshes where the `parallel` feature is on.
+        let (mesh, triangles) = (&self.mesh, &mut self.leaf_triangles);
+        let parallel = cfg!(feature = "parallel") && mesh.len() >= LAYOUTS_APART_FROM;
+        self.bvh.refit_alongside(mesh, parallel, |order| {
+            refresh_leaf_triangles(mesh, order, triangles);
+        });
         if let Some(wide) = &mut self.wide {
             let triangles = &self.leaf_triangles;
             wide.refit(|first, count| {
@@ -242,8 +247,8 @@ fn layouts<V: BoundingVolume>(
     (triangles(), wide())
 }
 
-/// Triangles from which a parallel build makes its two layouts on two threads.
-#[cfg(feature = "parallel")]
+/// Triangles from which a parallel build makes its two layouts on two
+/// threads (and `set_vertices` refits the tree beside rewriting them).
 const LAYOUTS_APART_FROM: usize = 1 << 15;
 
 fn coordinate_scale(mesh: &TriMesh) -> Real {
