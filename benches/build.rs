@@ -3,7 +3,8 @@
 //! volumes, serial and parallel, and the binary AABB tree alone, beside
 //! parry3d's `TriMesh::new` (which builds its BVH) and, with `--features
 //! embree`, Embree 3's robust scene built on one thread, on the same
-//! meshes in the same run.
+//! meshes in the same run. Also per mesh: loading the saved AABB tree and
+//! deforming it (`MeshTree::set_vertices`), beside its build.
 //!
 //! Run with `cargo bench --bench build`. Each mesh prints one line per tree
 //! with the median build time, bytes per triangle, SAH cost and the speed-up
@@ -237,6 +238,41 @@ fn build(c: &mut Criterion) {
                 "build {name} aabb load from saved bytes: {:.3} ms, {:.1} bytes/triangle{of_build}",
                 ns / 1e6,
                 saved.len() as f64 / mesh.len() as f64
+            );
+        }
+        // Deforming the query-ready tree (refit of the binary tree and the
+        // wide layout, leaf triangles rewritten), beside building it: the
+        // vertices alternate between the mesh's own and a lifted copy, and
+        // each call takes a fresh vector, as a caller's new frame would.
+        let mut deforming = aabb;
+        let poses = [
+            mesh.vertices().to_vec(),
+            mesh.vertices()
+                .iter()
+                .map(|p| p + boxtree::Vector::new(0.0, 0.0, 0.01 * p.x.abs()))
+                .collect::<Vec<_>>(),
+        ];
+        let mut frame = 0;
+        let deform = bench_items(
+            &mut group,
+            SAMPLES,
+            "aabb MeshTree::set_vertices",
+            1,
+            &mut || {
+                frame += 1;
+                deforming
+                    .set_vertices(black_box(poses[frame % 2].clone()))
+                    .expect("same vertex count");
+                deforming.mesh().len()
+            },
+        );
+        if let Some(ns) = deform {
+            let of_build = serial_ns.map_or(String::new(), |b| {
+                format!(", {:.2} of the serial build", ns / b)
+            });
+            println!(
+                "build {name} aabb set_vertices (refit, the vertex copy included): {:.3} ms{of_build}",
+                ns / 1e6
             );
         }
         group.finish();
