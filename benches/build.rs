@@ -231,13 +231,11 @@ fn build(c: &mut Criterion) {
             },
         );
         if let Some(ns) = load {
-            let of_build = serial_ns.map_or(String::new(), |b| {
-                format!(", {:.2} of the serial build", ns / b)
-            });
             println!(
-                "build {name} aabb load from saved bytes: {:.3} ms, {:.1} bytes/triangle{of_build}",
+                "build {name} aabb load from saved bytes: {:.3} ms, {:.1} bytes/triangle{}",
                 ns / 1e6,
-                saved.len() as f64 / mesh.len() as f64
+                saved.len() as f64 / mesh.len() as f64,
+                of_serial_build(ns, serial_ns)
             );
         }
         // Deforming the query-ready tree (refit of the binary tree and the
@@ -267,16 +265,21 @@ fn build(c: &mut Criterion) {
             },
         );
         if let Some(ns) = deform {
-            let of_build = serial_ns.map_or(String::new(), |b| {
-                format!(", {:.2} of the serial build", ns / b)
-            });
             println!(
-                "build {name} aabb set_vertices (refit, the vertex copy included): {:.3} ms{of_build}",
-                ns / 1e6
+                "build {name} aabb set_vertices (refit, the vertex copy included): {:.3} ms{}",
+                ns / 1e6,
+                of_serial_build(ns, serial_ns)
             );
         }
         group.finish();
     }
+}
+
+/// `ns` as a fraction of the serial query-ready build, when that was timed.
+fn of_serial_build(ns: f64, serial_ns: Option<f64>) -> String {
+    serial_ns.map_or(String::new(), |b| {
+        format!(", {:.2} of the serial build", ns / b)
+    })
 }
 
 /// Sum of all node volumes: how much space the tree's boxes sweep (lower is tighter).

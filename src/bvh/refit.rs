@@ -16,13 +16,7 @@ impl<V: BoundingVolume> Bvh<V> {
     /// The mesh must have the same triangles the tree was built over (same
     /// count and indices; only vertex positions may differ).
     pub fn refit<'a>(&mut self, mesh: impl Into<TriangleSoup<'a>>) {
-        let mesh = mesh.into();
-        assert_eq!(
-            mesh.len(),
-            self.order.len(),
-            "refit needs the mesh the tree was built over"
-        );
-        refit_nodes(&mut self.nodes, &self.order, &mesh);
+        self.refit_alongside(mesh, false, |_| ());
     }
 
     /// [`Bvh::refit`], and meanwhile `alongside` with the leaf order, which

@@ -185,8 +185,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         // The leaf triangles are rewritten while the tree is refitted, on
         // two threads for large meshes where the `parallel` feature is on.
         let (mesh, triangles) = (&self.mesh, &mut self.leaf_triangles);
-        let parallel = cfg!(feature = "parallel") && mesh.len() >= LAYOUTS_APART_FROM;
-        self.bvh.refit_alongside(mesh, parallel, |order| {
+        self.bvh.refit_alongside(mesh, apart(mesh, true), |order| {
             refresh_leaf_triangles(mesh, order, triangles);
         });
         if let Some(wide) = &mut self.wide {
@@ -240,7 +239,7 @@ fn layouts<V: BoundingVolume>(
     let triangles = || leaf_triangles(mesh, bvh);
     let wide = || V::wide_layout(bvh, mesh.soup());
     #[cfg(feature = "parallel")]
-    if options.parallel && mesh.len() >= LAYOUTS_APART_FROM {
+    if apart(mesh, options.parallel) {
         return rayon::join(triangles, wide);
     }
     let _ = options;
@@ -250,6 +249,13 @@ fn layouts<V: BoundingVolume>(
 /// Triangles from which a parallel build makes its two layouts on two
 /// threads (and `set_vertices` refits the tree beside rewriting them).
 const LAYOUTS_APART_FROM: usize = 1 << 15;
+
+/// Whether two independent halves of a build or refit step go to two
+/// threads: when `wanted` and the mesh is large enough to repay the
+/// hand-off (without the `parallel` feature they run in turn regardless).
+fn apart(mesh: &TriMesh, wanted: bool) -> bool {
+    wanted && mesh.len() >= LAYOUTS_APART_FROM
+}
 
 fn coordinate_scale(mesh: &TriMesh) -> Real {
     mesh.vertices()
