@@ -4,7 +4,7 @@
 
 mod common;
 
-use boxtree::bvh::{BuildOptions, NodeKind, ObbFit, SplitRule, Visit};
+use boxtree::bvh::{BuildOptions, NodeKind, ObbFit, SplitRule, SplitSearch, Visit};
 use boxtree::intersect::triangle_overlaps_aabb;
 use boxtree::{
     Aabb, AabbTree, BoundingVolume, Bvh, Kdop14, KdopTree, Obb, ObbTree, PackedObb, Point, Rss,
@@ -51,9 +51,19 @@ fn presets() -> Vec<(&'static str, BuildOptions)> {
         (
             "sah leaf 1, 4 bins",
             BuildOptions {
-                split: SplitRule::Sah { bins: 4 },
+                split: SplitRule::Sah {
+                    bins: 4,
+                    search: SplitSearch::Fast,
+                },
                 ..BuildOptions::sah().with_max_leaf_size(1)
             },
+        ),
+        (
+            "sah thorough, 32 bins",
+            BuildOptions::sah().with_split(SplitRule::Sah {
+                bins: 32,
+                search: SplitSearch::Thorough,
+            }),
         ),
         ("gottschalk", BuildOptions::gottschalk()),
         (

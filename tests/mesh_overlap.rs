@@ -18,7 +18,7 @@
 
 mod common;
 
-use boxtree::bvh::{BuildOptions, SplitRule};
+use boxtree::bvh::{BuildOptions, SplitRule, SplitSearch};
 use boxtree::intersect::triangles_overlap;
 use boxtree::math::nalgebra::{Quaternion, Translation3};
 use boxtree::{
@@ -871,7 +871,10 @@ fn deep_trees_use_the_growable_stack() {
         .collect();
     let a = triangle_soup(&steps);
     let options = BuildOptions {
-        split: SplitRule::Sah { bins: 2 },
+        split: SplitRule::Sah {
+            bins: 2,
+            search: SplitSearch::Fast,
+        },
         ..BuildOptions::sah().with_max_leaf_size(1)
     };
     let tree = MeshTree::<Aabb>::build(a.clone(), &options);

@@ -8,7 +8,7 @@
 
 mod common;
 
-use boxtree::bvh::{BoundingVolume, BuildOptions};
+use boxtree::bvh::{BoundingVolume, BuildOptions, SplitRule, SplitSearch};
 use boxtree::intersect::{WatertightRay, segment_triangle};
 use boxtree::{
     Aabb, Isometry, MeshTree, Obb, PackedObb, Point, Ray, Real, Segment, SightOptions, Sphere,
@@ -99,6 +99,13 @@ fn random_segments(mesh: &TriMesh, count: usize, seed: u64) -> Vec<Segment> {
 fn segment_queries_agree_with_brute_force_on_every_mesh() {
     for (name, mesh) in meshes() {
         let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
+        let thorough = MeshTree::<Aabb>::build(
+            mesh.clone(),
+            &BuildOptions::sah().with_split(SplitRule::Sah {
+                bins: 32,
+                search: SplitSearch::Thorough,
+            }),
+        );
         let obb = MeshTree::<Obb>::build(mesh.clone(), &BuildOptions::gottschalk());
         let segments = random_segments(&mesh, segment_count(), 0xB0 + name.len() as u64);
         let triangles: Vec<Triangle> = mesh.triangles().collect();
@@ -108,6 +115,11 @@ fn segment_queries_agree_with_brute_force_on_every_mesh() {
             blocked += usize::from(expected.is_some());
             for (kind, any, closest) in [
                 ("AABB", aabb.any_hit(s), aabb.closest_hit(s)),
+                (
+                    "AABB, thorough split search",
+                    thorough.any_hit(s),
+                    thorough.closest_hit(s),
+                ),
                 ("OBB", obb.any_hit(s), obb.closest_hit(s)),
             ] {
                 assert_eq!(

@@ -18,7 +18,7 @@ mod volume;
 mod wide;
 
 pub use node::{Node, NodeId, NodeKind};
-pub use options::{BuildOptions, SplitRule};
+pub use options::{BuildOptions, SplitRule, SplitSearch};
 pub use ray::TraversalRay;
 pub(crate) use stack::{ARRAY_STACK_DEPTH, ArrayStack, ParkedStack, TraversalStack, stack_items};
 pub use stats::TreeStats;

@@ -1174,6 +1174,28 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_thorough_split_search_makes_cheaper_layouts_of_architecture() {
+        use crate::bvh::{SplitRule, SplitSearch};
+        // Walls, railings, roofs and ground share nodes: the planes that
+        // the fast search skips (short axes) or samples away are often the
+        // best ones there (`SplitSearch`). 8% cheaper here, 3–10% on towns
+        // of 6 to 16 blocks; on 4 blocks the greedy top-down choice went
+        // the other way (+7 to +19%).
+        let city = TriMesh::city(10, 3);
+        let cost = |search| {
+            let options = BuildOptions::sah().with_split(SplitRule::Sah { bins: 32, search });
+            layout_cost(&WideBvh::<8>::from_binary(&Bvh::<Aabb>::build(
+                &city, &options,
+            )))
+        };
+        let (fast, thorough) = (cost(SplitSearch::Fast), cost(SplitSearch::Thorough));
+        assert!(
+            thorough < 0.95 * fast,
+            "thorough {thorough:.4e}, fast {fast:.4e}"
+        );
+    }
+
     /// The expected cost of a layout as `Collapse` models it (root excluded).
     fn layout_cost<const W: usize>(wide: &WideBvh<W>) -> f64 {
         let mut cost = 0.0;

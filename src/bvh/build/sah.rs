@@ -5,7 +5,7 @@
 
 use super::prim::{Bounds, Lanes, NodeSummary, PrimRef, triangle_count};
 use super::{Builder, Halves};
-use crate::bvh::set_bits;
+use crate::bvh::{SplitSearch, set_bits};
 use crate::math::Real;
 
 /// Nodes of at least this many triangles bin into two alternating sets (see
@@ -52,13 +52,17 @@ impl Builder<'_> {
         ids: &mut [PrimRef],
         summary: &NodeSummary,
         bin_count: usize,
+        search: SplitSearch,
         forced: bool,
     ) -> Option<Halves> {
-        let grid = BinGrid::new(&summary.centroid_bounds, bin_count);
+        let (min_binned_extent, stride) = match search {
+            SplitSearch::Fast => (MIN_BINNED_EXTENT, (ids.len() / BIN_SAMPLE).max(1)),
+            SplitSearch::Thorough => (0.0, 1),
+        };
+        let grid = BinGrid::new(&summary.centroid_bounds, bin_count, min_binned_extent);
         // Which bins each set filled per axis, as bit sets (bin count ≤ 64).
         // The bins are empty on entry; the sweep below empties them again.
         let mut filled = [[0u64; 3]; 2];
-        let stride = (ids.len() / BIN_SAMPLE).max(1);
         let bins = self
             .bins
             .as_deref_mut()
@@ -147,7 +151,9 @@ struct BinGrid {
 }
 
 impl BinGrid {
-    fn new(centroid_bounds: &Bounds, bin_count: usize) -> Self {
+    /// Bins over `centroid_bounds`, on the axes whose extent is positive and
+    /// at least `min_binned_extent` times the longest.
+    fn new(centroid_bounds: &Bounds, bin_count: usize, min_binned_extent: Real) -> Self {
         let (min, max) = (centroid_bounds.min, centroid_bounds.max);
         let extent: Lanes = std::array::from_fn(|k| max[k] - min[k]);
         // Axes without extent get scale 0: every triangle lands in bin 0 and
@@ -165,7 +171,7 @@ impl BinGrid {
             scale,
             last: (bin_count - 1) as Real,
             binned: std::array::from_fn(|k| {
-                extent[k] > 0.0 && extent[k] >= MIN_BINNED_EXTENT * longest
+                extent[k] > 0.0 && extent[k] >= min_binned_extent * longest
             }),
         }
     }
@@ -285,7 +291,7 @@ mod tests {
             min: [-2.0, 0.5, 3.0, 1.0],
             max: [6.0, 0.5, 3.5, 2.0],
         };
-        let grid = BinGrid::new(&centroids, 16);
+        let grid = BinGrid::new(&centroids, 16, MIN_BINNED_EXTENT);
         for id in 0..10_000 {
             // Boxes reaching past the grid too, so the clamps are exercised.
             let p = Point::new(next() * 12.0 - 4.0, 0.5, next() + 2.75);

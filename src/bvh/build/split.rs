@@ -23,7 +23,7 @@ impl Builder<'_> {
             return None;
         }
         let mid = match self.options.split {
-            SplitRule::Sah { bins } => {
+            SplitRule::Sah { bins, search } => {
                 let bins = (bins as usize).clamp(2, MAX_BINS);
                 // Small enough nodes become leaves when SAH says a leaf is
                 // cheaper; larger ones take the best plane regardless. A
@@ -44,9 +44,9 @@ impl Builder<'_> {
                 // Two copies: reading run lengths made the bunny, which has
                 // no runs, 2–5% slower.
                 let halves = if self.runs {
-                    self.sah_split::<true>(ids, summary, bins, forced)
+                    self.sah_split::<true>(ids, summary, bins, search, forced)
                 } else {
-                    self.sah_split::<false>(ids, summary, bins, forced)
+                    self.sah_split::<false>(ids, summary, bins, search, forced)
                 };
                 match halves {
                     Some(mid) => Some(mid),
