@@ -24,7 +24,7 @@ use crate::query::raycast::{CarefulLeaves, LeafHit, PreparedRay, prune_slack};
 use crate::query::raycast_wide::{nearest_inner, prefetch_lines, prefetch_node};
 use crate::query::{MeshTree, RayHit};
 use crate::shape::TriangleId;
-use crate::simd::Baseline;
+use crate::simd::Isa;
 
 /// Descents interleaved at once: enough that the other descents' steps
 /// cover a miss to memory before a prefetched line is needed. Measured on
@@ -202,8 +202,9 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     }
 
     /// Closest hit for queries `0 .. count`, as [`MeshTree::any_hit_stream`].
-    pub(crate) fn closest_hit_stream(
+    pub(crate) fn closest_hit_stream<I: Isa>(
         &self,
+        isa: I,
         count: usize,
         ray_of: impl Fn(usize) -> Option<PreparedRay>,
         mut answer: impl FnMut(usize, Option<RayHit>),
@@ -226,7 +227,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                 careful: CarefulLeaves::default(),
             },
             |descent, stack| {
-                self.closest_hit_step(nodes, descent, stack)
+                self.closest_hit_step(isa, nodes, descent, stack)
                     .then(|| descent.best.map(|best| self.ray_hit(best)))
             },
             |descent: &ClosestHitDescent, hit| answer(descent.query, hit),
@@ -237,8 +238,9 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     /// leaves, then the next node not beyond the current hit. True when the
     /// descent is over (its answer is `descent.best`).
     #[inline(always)]
-    fn closest_hit_step(
+    fn closest_hit_step<I: Isa>(
         &self,
+        isa: I,
         nodes: &[WideNode<8>],
         descent: &mut ClosestHitDescent,
         stack: &mut ParkedStack<(u32, Real)>,
@@ -266,8 +268,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             return true;
         };
         let node = &nodes[index as usize];
-        let spans =
-            node.ray_entries_on(Baseline::default(), &ray.boxes, ray.t_min, reach, ray.ends);
+        let spans = node.ray_entries_on(isa, &ray.boxes, ray.t_min, reach, ray.ends);
         let (entries, entered) = (&spans.enter, spans.entered);
         let leaves = entered & node.leaf_lanes();
         let inner = entered & !leaves;
