@@ -16,7 +16,7 @@ mod embree;
 
 use std::hint::black_box;
 
-use boxtree::bvh::{BoundingVolume, BuildOptions, ObbFit};
+use boxtree::bvh::{BoundingVolume, BuildOptions, ObbFit, SplitRule, SplitSearch};
 use boxtree::{AabbTree, Bvh, MeshTree, ObbTree, Point, TriMesh};
 use common::{SplitMix, bench_items, pp};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -45,6 +45,8 @@ fn workloads() -> Vec<(String, TriMesh)> {
         "icosphere 82k".into(),
         TriMesh::icosphere(Point::origin(), 1.0, 6),
     ));
+    // The raycast bench's architectural scene.
+    meshes.push(("city 171k".into(), TriMesh::city(10, 3)));
     for name in ["bunny", "env", "rob"] {
         let path = format!("{}/tests/data/{name}.obj", env!("CARGO_MANIFEST_DIR"));
         match TriMesh::load(&path) {
@@ -103,8 +105,18 @@ fn build(c: &mut Criterion) {
             "build {name}: parry3d tree SAH cost {:.1}",
             parry_sah(&mesh)
         );
-        let configs: [(&str, BuildOptions, bool); 6] = [
+        let configs: [(&str, BuildOptions, bool); 7] = [
             ("aabb sah serial", BuildOptions::sah().serial(), true),
+            (
+                "aabb sah serial, thorough split search",
+                BuildOptions::sah()
+                    .with_split(SplitRule::Sah {
+                        bins: 32,
+                        search: SplitSearch::Thorough,
+                    })
+                    .serial(),
+                true,
+            ),
             (
                 "aabb sah serial, binary tree only",
                 BuildOptions::sah().serial(),

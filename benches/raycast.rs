@@ -17,7 +17,7 @@ mod embree;
 
 use std::hint::black_box;
 
-use boxtree::bvh::BuildOptions;
+use boxtree::bvh::{BuildOptions, SplitRule, SplitSearch};
 use boxtree::{Aabb, MeshTree, PackedObb, Point, Ray, Segment, Threads, TriMesh};
 use common::{SplitMix, bench_items, parry_mesh, pp, pv};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -58,6 +58,14 @@ fn segments(mesh: &TriMesh, seed: u64, eye_lift: f32) -> Vec<Segment> {
 fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]) {
     let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
     let obb = MeshTree::<PackedObb>::build(mesh.clone(), &BuildOptions::gottschalk());
+    // The same AABB tree with every axis and every triangle binned.
+    let thorough = MeshTree::<Aabb>::build(
+        mesh.clone(),
+        &BuildOptions::sah().with_split(SplitRule::Sah {
+            bins: 32,
+            search: SplitSearch::Thorough,
+        }),
+    );
     let parry = parry_mesh(&mesh);
     let rays: Vec<Ray> = segments.iter().map(Segment::to_ray).collect();
     // Batch answers go into buffers reused across iterations, as a game
@@ -148,6 +156,24 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
                 segments
                     .iter()
                     .filter(|s| black_box(aabb.closest_hit(*black_box(s))).is_some())
+                    .count()
+            }),
+        ),
+        (
+            "aabb any-hit, thorough split search",
+            Box::new(|| {
+                segments
+                    .iter()
+                    .filter(|s| black_box(thorough.any_hit(*black_box(s))).is_some())
+                    .count()
+            }),
+        ),
+        (
+            "aabb closest-hit, thorough split search",
+            Box::new(|| {
+                segments
+                    .iter()
+                    .filter(|s| black_box(thorough.closest_hit(*black_box(s))).is_some())
                     .count()
             }),
         ),
