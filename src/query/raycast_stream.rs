@@ -201,7 +201,10 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         }
     }
 
-    /// Closest hit for queries `0 .. count`, as [`MeshTree::any_hit_stream`].
+    /// Closest hit for queries `0 .. count`, as [`MeshTree::any_hit_stream`],
+    /// with the box tests on `isa` (inlined, so that an AVX2 caller's
+    /// descents are AVX2 code).
+    #[inline(always)]
     pub(crate) fn closest_hit_stream<I: Isa>(
         &self,
         isa: I,
