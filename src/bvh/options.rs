@@ -25,8 +25,8 @@ pub enum SplitRule {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SplitSearch {
     /// Bins only the axes whose centroid extent is at least 0.6 of the
-    /// longest, and nodes of 1,024 triangles or more bin an evenly strided
-    /// sample of 512 to 768 of them. On meshes of similar triangles
+    /// longest, and nodes of 4,096 triangles or more bin an evenly strided
+    /// sample of 2,048 to 3,072 of them. On meshes of similar triangles
     /// (scans, terrains) the trees are as good as [`SplitSearch::Thorough`]'s
     /// (SAH cost within 1%), built about a quarter faster.
     Fast,
@@ -34,8 +34,8 @@ pub enum SplitSearch {
     /// time. Where triangles of very different sizes and orientations
     /// share nodes (architecture: walls, railings, roofs and ground) the
     /// skipped and sampled-away planes are often the best ones: on
-    /// `TriMesh::city(10, 3)` raycasts visit 18–20% fewer nodes and take
-    /// 11–13% less time; towns of 6 to 16 blocks get 3–10% lower SAH
+    /// `TriMesh::city(10, 3)` raycasts visit 11–13% fewer nodes than with
+    /// [`SplitSearch::Fast`]; towns of 6 to 16 blocks get 3–10% lower SAH
     /// costs. The greedy top-down choice does not always gain: a town of 4
     /// blocks came out 7–19% costlier, and scans and terrains gain 1–2%
     /// (`docs/performance.md`, Builds).

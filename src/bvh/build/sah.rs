@@ -33,11 +33,14 @@ pub(super) const TRAVERSAL_COST: Real = 1.0;
 /// of this to 1.5 times this many (the stride is `n / BIN_SAMPLE` rounded
 /// down) to choose their plane (the partition still
 /// moves all of them): the SAH estimate of a plane converges long before
-/// every triangle is counted (about 32 per bin here), and binning is the
-/// largest part of each level's work. Measured on the bench meshes against
-/// 4096: 3-10% faster builds, SAH cost within ±0.2%; 256 was 3-5% faster
-/// again but up to 2% costlier (env).
-const BIN_SAMPLE: usize = 512;
+/// every triangle is counted, and binning is the largest part of each
+/// level's work. 512 had been chosen on scans and terrains (3-10% faster
+/// builds than 4096, SAH cost within ±0.2%), but on the architectural
+/// `TriMesh::city(10, 3)` its sampled planes cost 7% in SAH and 8% in
+/// node visits per raycast: 2048 gives back nearly all of it (4096 no
+/// more) for builds 2% (1M terrain) to 5% (bunny) slower, raycasts on the
+/// city 6-8% faster in criterion.
+const BIN_SAMPLE: usize = 2048;
 
 /// Per axis, the box and triangle count of each SAH bin.
 pub(super) type AxisBins = [[(Bounds, u32); MAX_BINS]; 3];
