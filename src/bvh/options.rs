@@ -27,17 +27,18 @@ pub enum SplitSearch {
     /// Bins only the axes whose centroid extent is at least 0.6 of the
     /// longest, and nodes of 4,096 triangles or more bin an evenly strided
     /// sample of 2,048 to 3,072 of them. On meshes of similar triangles
-    /// (scans, terrains) the trees are as good as [`SplitSearch::Thorough`]'s
-    /// (SAH cost within 1%), built about a quarter faster.
+    /// (the bunny, terrains) raycasts visit only 2–3% more nodes than with
+    /// [`SplitSearch::Thorough`], and the trees build about a quarter
+    /// faster.
     Fast,
     /// Bins every axis and every triangle, for about a third more build
     /// time. Where triangles of very different sizes and orientations
     /// share nodes (architecture: walls, railings, roofs and ground) the
     /// skipped and sampled-away planes are often the best ones: on
     /// `TriMesh::city(10, 3)` raycasts visit 11–13% fewer nodes than with
-    /// [`SplitSearch::Fast`]; towns of 6 to 16 blocks get 3–10% lower SAH
-    /// costs. The greedy top-down choice does not always gain: a town of 4
-    /// blocks came out 7–19% costlier, and scans and terrains gain 1–2%
+    /// [`SplitSearch::Fast`], and the layouts of towns of 6 to 16 blocks
+    /// model 2–10% cheaper. The greedy top-down choice does not always
+    /// gain: a town of 4 blocks came out 18–20% costlier
     /// (`docs/performance.md`, Builds).
     Thorough,
 }

@@ -1179,9 +1179,9 @@ mod tests {
         use crate::bvh::{SplitRule, SplitSearch};
         // Walls, railings, roofs and ground share nodes: the planes that
         // the fast search skips (short axes) or samples away are often the
-        // best ones there (`SplitSearch`). 8% cheaper here, 3–10% on towns
-        // of 6 to 16 blocks; on 4 blocks the greedy top-down choice went
-        // the other way (+7 to +19%).
+        // best ones there (`SplitSearch`). 8% cheaper here (both with 32
+        // bins), 2–10% on towns of 6 to 16 blocks; on 4 blocks the greedy
+        // top-down choice went the other way (+18 to +20%).
         let city = TriMesh::city(10, 3);
         let cost = |search| {
             let options = BuildOptions::sah().with_split(SplitRule::Sah { bins: 32, search });
