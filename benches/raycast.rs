@@ -17,7 +17,7 @@ mod embree;
 
 use std::hint::black_box;
 
-use boxtree::bvh::{BuildOptions, SplitRule, SplitSearch};
+use boxtree::bvh::{BoundingVolume, BuildOptions, SplitRule, SplitSearch};
 use boxtree::{Aabb, MeshTree, PackedObb, Point, Ray, Segment, Threads, TriMesh};
 use common::{SplitMix, bench_items, parry_mesh, pp, pv};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -53,6 +53,24 @@ fn segments(mesh: &TriMesh, seed: u64, eye_lift: f32) -> Vec<Segment> {
             Segment::new(eye, target)
         })
         .collect()
+}
+
+/// How many of `segments` hit `tree` (any-hit), each answer through
+/// `black_box` so no query can skip work.
+fn any_hits<V: BoundingVolume>(tree: &MeshTree<V>, segments: &[Segment]) -> usize {
+    segments
+        .iter()
+        .filter(|s| black_box(tree.any_hit(*black_box(s))).is_some())
+        .count()
+}
+
+/// How many of `segments` hit `tree` (closest hit, normal and barycentrics
+/// included), as [`any_hits`].
+fn closest_hits<V: BoundingVolume>(tree: &MeshTree<V>, segments: &[Segment]) -> usize {
+    segments
+        .iter()
+        .filter(|s| black_box(tree.closest_hit(*black_box(s))).is_some())
+        .count()
 }
 
 fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]) {
@@ -141,60 +159,21 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
                     .count()
             }),
         ),
-        (
-            "aabb any-hit",
-            Box::new(|| {
-                segments
-                    .iter()
-                    .filter(|s| black_box(aabb.any_hit(*black_box(s))).is_some())
-                    .count()
-            }),
-        ),
+        ("aabb any-hit", Box::new(|| any_hits(&aabb, segments))),
         (
             "aabb closest-hit",
-            Box::new(|| {
-                segments
-                    .iter()
-                    .filter(|s| black_box(aabb.closest_hit(*black_box(s))).is_some())
-                    .count()
-            }),
+            Box::new(|| closest_hits(&aabb, segments)),
         ),
         (
             "aabb any-hit, thorough split search",
-            Box::new(|| {
-                segments
-                    .iter()
-                    .filter(|s| black_box(thorough.any_hit(*black_box(s))).is_some())
-                    .count()
-            }),
+            Box::new(|| any_hits(&thorough, segments)),
         ),
         (
             "aabb closest-hit, thorough split search",
-            Box::new(|| {
-                segments
-                    .iter()
-                    .filter(|s| black_box(thorough.closest_hit(*black_box(s))).is_some())
-                    .count()
-            }),
+            Box::new(|| closest_hits(&thorough, segments)),
         ),
-        (
-            "obb any-hit",
-            Box::new(|| {
-                segments
-                    .iter()
-                    .filter(|s| black_box(obb.any_hit(*black_box(s))).is_some())
-                    .count()
-            }),
-        ),
-        (
-            "obb closest-hit",
-            Box::new(|| {
-                segments
-                    .iter()
-                    .filter(|s| black_box(obb.closest_hit(*black_box(s))).is_some())
-                    .count()
-            }),
-        ),
+        ("obb any-hit", Box::new(|| any_hits(&obb, segments))),
+        ("obb closest-hit", Box::new(|| closest_hits(&obb, segments))),
         (
             "aabb any-hit batch, one thread (interleaved)",
             Box::new(|| {
