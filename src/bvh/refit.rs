@@ -16,19 +16,19 @@ impl<V: BoundingVolume> Bvh<V> {
     /// The mesh must have the same triangles the tree was built over (same
     /// count and indices; only vertex positions may differ).
     pub fn refit<'a>(&mut self, mesh: impl Into<TriangleSoup<'a>>) {
-        self.refit_alongside(mesh, false, |_| ());
+        self.refit_alongside(mesh, false, |_| {});
     }
 
     /// [`Bvh::refit`], and meanwhile `alongside` with the leaf order, which
     /// a refit leaves as it is: on another thread when `parallel` is set
     /// (and the `parallel` feature is on), so that a mesh tree rewrites its
     /// leaf-order triangles while the volumes are refitted.
-    pub(crate) fn refit_alongside<'a, R: Send>(
+    pub(crate) fn refit_alongside<'a>(
         &mut self,
         mesh: impl Into<TriangleSoup<'a>>,
         parallel: bool,
-        alongside: impl FnOnce(&[u32]) -> R + Send,
-    ) -> R {
+        alongside: impl FnOnce(&[u32]) + Send,
+    ) {
         let mesh = mesh.into();
         assert_eq!(
             mesh.len(),
@@ -38,7 +38,8 @@ impl<V: BoundingVolume> Bvh<V> {
         let (nodes, order) = (&mut self.nodes, &self.order);
         #[cfg(feature = "parallel")]
         if parallel {
-            return rayon::join(|| refit_nodes(nodes, order, &mesh), || alongside(order)).1;
+            rayon::join(|| refit_nodes(nodes, order, &mesh), || alongside(order));
+            return;
         }
         let _ = parallel;
         refit_nodes(nodes, order, &mesh);
