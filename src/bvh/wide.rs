@@ -530,6 +530,7 @@ impl<const W: usize> WideBvh<W> {
             depth = depth.max(level);
             children.clear();
             collapse.children(bvh, binary, &mut children);
+            let pushed = stack.len();
             for (lane, &c) in children.iter().enumerate() {
                 let node = bvh.node(c);
                 match node.kind(c) {
@@ -544,6 +545,10 @@ impl<const W: usize> WideBvh<W> {
                     }
                 }
             }
+            // The first lane's subtree is emitted first: the binary nodes
+            // are in preorder, left subtrees first, so the walk then reads
+            // them (and their collapse choices) mostly front to back.
+            stack[pushed..].reverse();
             if let Some((parent, lane)) = parent {
                 nodes[parent].count[lane] = leaf_block(&nodes[wide]);
             }
@@ -854,8 +859,12 @@ impl Choices {
     }
 }
 
-/// Least costs of a subtree in `1..=width` slots (index 0 unused).
+/// Least costs of a subtree in `1..=width` slots; index 0 is
+/// [`LEAF_ROW`] for a binary leaf's row, 0 otherwise.
 type CostRow = [f32; MAX_WIDTH + 1];
+
+/// Marks a leaf's [`CostRow`] (costs are never negative).
+const LEAF_ROW: f32 = -1.0;
 
 impl<const W: usize> Collapse<W> {
     /// The choices for `W` slots per wide node. `W` is a constant so that
@@ -874,7 +883,9 @@ impl<const W: usize> Collapse<W> {
             let area = node.volume.surface_area();
             match node.kind(id) {
                 NodeKind::Leaf { count, .. } => {
-                    rows.push([area * TRIANGLE_COST * count as f32; MAX_WIDTH + 1]);
+                    let mut row = [area * TRIANGLE_COST * count as f32; MAX_WIDTH + 1];
+                    row[0] = LEAF_ROW;
+                    rows.push(row);
                 }
                 NodeKind::Inner { left, right } if !children_done => {
                     pending.extend([(id, true), (right, false), (left, false)]);
@@ -899,6 +910,27 @@ impl<const W: usize> Collapse<W> {
     fn node_row(l: &CostRow, r: &CostRow, area: f32) -> (CostRow, Choices) {
         let mut choice = Choices::default();
         let mut opened = [f32::INFINITY; MAX_WIDTH + 1];
+        if l[0] == LEAF_ROW {
+            // A leaf on the left costs the same in any number of slots, and
+            // the right row never grows with more slots, so one slot to the
+            // left is a cheapest split (the first, which ties keep): the
+            // same choices as the search below, without it. Half of a
+            // tree's inner nodes have a leaf on the left.
+            for j in 2..=W {
+                let c = l[1] + r[j - 1];
+                opened[j] = if c < f32::INFINITY { c } else { f32::INFINITY };
+                choice.set_split(j, 1);
+            }
+        } else {
+            Self::search_splits(l, r, &mut opened, &mut choice);
+        }
+        Self::fill_row(area, &opened, choice)
+    }
+
+    /// The cheapest share of `j = 2..=W` slots between an inner left child
+    /// (row `l`) and the right child (row `r`), into `opened` and `choice`.
+    #[inline(always)]
+    fn search_splits(l: &CostRow, r: &CostRow, opened: &mut CostRow, choice: &mut Choices) {
         for j in 2..=W {
             // One slot to the left child is always a valid split (costs can
             // be +∞ for boxes whose area overflows, and then no split is
@@ -914,6 +946,12 @@ impl<const W: usize> Collapse<W> {
             opened[j] = best;
             choice.set_split(j, split);
         }
+    }
+
+    /// The row and fill choices of an inner node of surface `area` whose
+    /// children share `j` slots at cost `opened[j]`.
+    #[inline(always)]
+    fn fill_row(area: f32, opened: &CostRow, mut choice: Choices) -> (CostRow, Choices) {
         let mut row = [0.0f32; MAX_WIDTH + 1];
         let (mut cost, mut fills) = (area + opened[W], 1);
         row[1] = cost;
