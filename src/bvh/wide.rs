@@ -873,33 +873,48 @@ impl<const W: usize> Collapse<W> {
     fn new(bvh: &Bvh<Aabb>) -> Self {
         assert!((2..=MAX_WIDTH).contains(&W));
         let mut choices = vec![Choices::default(); bvh.nodes().len()];
-        // Cost rows of finished subtrees; a node's row replaces its
-        // children's (the right child's is on top).
+        // A binary leaf's row, made when its parent is done: leaves never
+        // wait on the stacks (half of the nodes, and the branch between
+        // the kinds is a coin toss per node).
+        let leaf_row = |id: NodeId| match bvh.node(id).kind(id) {
+            NodeKind::Leaf { count, .. } => {
+                let area = bvh.node(id).volume.surface_area();
+                let mut row = [area * TRIANGLE_COST * count as f32; MAX_WIDTH + 1];
+                row[0] = LEAF_ROW;
+                Some(row)
+            }
+            NodeKind::Inner { .. } => None,
+        };
+        // Cost rows of finished inner subtrees; a node's row replaces its
+        // inner children's (the right child's is on top).
         let mut rows: Vec<CostRow> = Vec::new();
-        // Nodes to visit, flagged once their children are done.
-        let mut pending = vec![(NodeId::ROOT, false)];
+        // Inner nodes to visit, flagged once their children are done.
+        let mut pending = Vec::new();
+        if !bvh.node(NodeId::ROOT).is_leaf() {
+            pending.push((NodeId::ROOT, false));
+        }
         while let Some((id, children_done)) = pending.pop() {
             let node = bvh.node(id);
-            let area = node.volume.surface_area();
-            match node.kind(id) {
-                NodeKind::Leaf { count, .. } => {
-                    let mut row = [area * TRIANGLE_COST * count as f32; MAX_WIDTH + 1];
-                    row[0] = LEAF_ROW;
-                    rows.push(row);
+            let NodeKind::Inner { left, right } = node.kind(id) else {
+                unreachable!("only inner nodes wait")
+            };
+            if !children_done {
+                pending.push((id, true));
+                for child in [right, left] {
+                    if !bvh.node(child).is_leaf() {
+                        pending.push((child, false));
+                    }
                 }
-                NodeKind::Inner { left, right } if !children_done => {
-                    pending.extend([(id, true), (right, false), (left, false)]);
-                }
-                NodeKind::Inner { .. } => {
-                    let (r, l) = (rows.pop(), rows.pop());
-                    let (Some(l), Some(r)) = (l, r) else {
-                        unreachable!("both children's rows precede their parent")
-                    };
-                    let (row, choice) = Self::node_row(&l, &r, area);
-                    choices[id.index()] = choice;
-                    rows.push(row);
-                }
+                continue;
             }
+            let r = leaf_row(right).or_else(|| rows.pop());
+            let l = leaf_row(left).or_else(|| rows.pop());
+            let (Some(l), Some(r)) = (l, r) else {
+                unreachable!("inner children's rows precede their parent")
+            };
+            let (row, choice) = Self::node_row(&l, &r, node.volume.surface_area());
+            choices[id.index()] = choice;
+            rows.push(row);
         }
         Collapse { choices }
     }
