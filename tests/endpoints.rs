@@ -499,13 +499,13 @@ fn an_end_on_a_vertex_reports_that_vertex_s_weights() {
     assert_eq!((hit.t, hit.barycentric), (0.0, [0.0, 0.0, 1.0]));
 }
 
-/// On a tree larger than the private caches, batches interleave several
+/// On a tree larger than half a shared cache, batches interleave several
 /// descents (`raycast_stream.rs`): touching segments hit there too.
 #[test]
 fn interleaved_batches_keep_the_endpoint_contract() {
     let mut rng = SplitMix(0xE17D);
     let frame = Frame::random(&mut rng);
-    let mesh = tilted_grid(&mut rng, 160, &frame);
+    let mesh = tilted_grid(&mut rng, 360, &frame);
     let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
     assert!(tree.batches_interleave());
     let mut ending = Vec::new();

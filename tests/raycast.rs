@@ -171,7 +171,7 @@ fn trees_larger_than_the_caches_take_the_prefetching_kernels_and_agree() {
         3,
     ));
     let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
-    assert!(tree.batches_interleave());
+    assert!(tree.wide_layout_bytes() > 1 << 20);
     let triangles: Vec<Triangle> = mesh.triangles().collect();
     let segments = random_segments(&mesh, segment_count() / 25, 0x1A7);
     let mut blocked = 0;
@@ -474,9 +474,10 @@ fn awkward_batch(mesh: &TriMesh, count: usize, seed: u64) -> Vec<Segment> {
 #[test]
 fn batches_interleaved_on_one_thread_answer_exactly_as_one_query_at_a_time() {
     // The large AABB tree takes both interleaved kernels (its wide nodes
-    // exceed the 1 MiB threshold); the bunny's AABB tree and OBB trees (no
-    // wide layout) answer one query at a time.
-    let large = TriMesh::terrain(150, 100.0, 6.0, 5).merged(&TriMesh::icosphere(
+    // and leaf triangles exceed the 16 MiB threshold); a 45k-triangle tree,
+    // the bunny's and OBB trees (no wide layout) answer one query at a time.
+    let medium = TriMesh::terrain(150, 100.0, 6.0, 5);
+    let large = TriMesh::terrain(360, 100.0, 6.0, 5).merged(&TriMesh::icosphere(
         Point::new(0.0, 0.0, 4.0),
         5.0,
         3,
@@ -484,7 +485,7 @@ fn batches_interleaved_on_one_thread_answer_exactly_as_one_query_at_a_time() {
     let bunny = data_mesh("bunny.obj");
     let packed = MeshTree::<PackedObb>::build(bunny.clone(), &BuildOptions::gottschalk());
     batches_match_single_queries(&packed, &bunny);
-    for (mesh, interleaves) in [(large, true), (bunny, false)] {
+    for (mesh, interleaves) in [(large, true), (medium, false), (bunny, false)] {
         let tree = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
         assert_eq!(tree.batches_interleave(), interleaves);
         batches_match_single_queries(&tree, &mesh);

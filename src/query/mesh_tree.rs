@@ -76,7 +76,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     pub fn bytes(&self) -> usize {
         self.bvh.bytes()
             + self.wide.as_ref().map_or(0, WideLayout::bytes)
-            + std::mem::size_of_val(&*self.leaf_triangles)
+            + self.leaf_triangles_bytes()
     }
 
     /// Bytes of [`MeshTree::bytes`] that the kernel reports on huge pages
@@ -111,12 +111,18 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 
     /// True when batch queries interleave several descents on one thread
-    /// to overlap their memory latency: trees with a wide layout larger
-    /// than a core's private caches. Smaller trees answer one query at a
-    /// time (parking descents would only cost there).
+    /// to overlap their memory latency: trees whose wide nodes and leaf
+    /// triangles together outgrow 16 MiB (half of a typical shared cache).
+    /// Smaller trees answer one query at a time (parking descents would
+    /// only cost there).
     #[must_use]
     pub fn batches_interleave(&self) -> bool {
-        crate::query::raycast_stream::interleavable(self.wide()).is_some()
+        crate::query::raycast_stream::interleavable(self).is_some()
+    }
+
+    /// Bytes of the leaf-order triangles.
+    pub(crate) fn leaf_triangles_bytes(&self) -> usize {
+        std::mem::size_of_val(&*self.leaf_triangles)
     }
 
     /// The triangle at position `k` of the leaf order, with its id.

@@ -88,12 +88,28 @@ impl PendingLeaves {
     }
 }
 
-/// The wide layout when interleaving pays: its depth fits the parked fixed
-/// stacks and it is larger than a core's private caches. Below that no
-/// descent waits on memory and parking descents only costs.
-pub(super) fn interleavable(wide: Option<&WideLayout>) -> Option<&WideLayout> {
-    wide.filter(|w| w.fits_array_stack() && w.outgrows_cache())
+/// The tree's wide layout when interleaving pays: its depth fits the
+/// parked fixed stacks, and the arrays a descent reads at random (wide
+/// nodes and leaf triangles) outgrow [`INTERLEAVE_FROM_BYTES`]. Below that
+/// a descent's misses are served by the shared cache, which one query at a
+/// time already overlaps, and parking descents only costs.
+pub(super) fn interleavable<V: crate::bvh::BoundingVolume>(
+    tree: &MeshTree<V>,
+) -> Option<&WideLayout> {
+    tree.wide().filter(|w| {
+        w.fits_array_stack() && w.bytes() + tree.leaf_triangles_bytes() > INTERLEAVE_FROM_BYTES
+    })
 }
+
+/// Half of the last-level cache of the machines measured (32 MiB, shared
+/// by their cores). One thread, criterion: `TriMesh::city`'s 12.5 MB of
+/// nodes and triangles answered closest-hit batches in 338 ns a ray
+/// interleaved against 288 ns one at a time, a 300k-triangle terrain's
+/// 22 MB in 238–256 against 283–321 ns, the 1.7M-triangle terrain's
+/// 130 MB in 293 against 427 ns (`docs/performance.md`, Raycasts). Until
+/// the eighth session the bound was a core's private cache (1 MiB of
+/// nodes), which sent the city down the slower path.
+const INTERLEAVE_FROM_BYTES: usize = 16 << 20;
 
 /// Queries `0 .. count` one after the other, for trees that do not interleave.
 #[inline(always)]
@@ -121,7 +137,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         skip: impl Fn(TriangleId) -> bool,
         mut answer: impl FnMut(usize, Option<TriangleId>),
     ) {
-        let Some(wide) = interleavable(self.wide()) else {
+        let Some(wide) = interleavable(self) else {
             return one_at_a_time(count, ray_of, answer, |ray| {
                 self.any_hit_prepared(ray, &skip)
             });
@@ -212,7 +228,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         ray_of: impl Fn(usize) -> Option<PreparedRay>,
         mut answer: impl FnMut(usize, Option<RayHit>),
     ) {
-        let Some(wide) = interleavable(self.wide()) else {
+        let Some(wide) = interleavable(self) else {
             return one_at_a_time(count, ray_of, answer, |ray| self.closest_hit_prepared(ray));
         };
         let nodes = wide.nodes();
