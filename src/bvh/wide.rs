@@ -859,12 +859,8 @@ impl Choices {
     }
 }
 
-/// Least costs of a subtree in `1..=width` slots; index 0 is
-/// [`LEAF_ROW`] for a binary leaf's row, 0 otherwise.
+/// Least costs of a subtree in `1..=width` slots (index 0 unused).
 type CostRow = [f32; MAX_WIDTH + 1];
-
-/// Marks a leaf's [`CostRow`] (costs are never negative).
-const LEAF_ROW: f32 = -1.0;
 
 impl<const W: usize> Collapse<W> {
     /// The choices for `W` slots per wide node. `W` is a constant so that
@@ -876,14 +872,14 @@ impl<const W: usize> Collapse<W> {
         // A binary leaf's row, made when its parent is done: leaves never
         // wait on the stacks (half of the nodes, and the branch between
         // the kinds is a coin toss per node).
-        let leaf_row = |id: NodeId| match bvh.node(id).kind(id) {
-            NodeKind::Leaf { count, .. } => {
-                let area = bvh.node(id).volume.surface_area();
-                let mut row = [area * TRIANGLE_COST * count as f32; MAX_WIDTH + 1];
-                row[0] = LEAF_ROW;
-                Some(row)
+        let leaf_row = |id: NodeId| {
+            let node = bvh.node(id);
+            match node.kind(id) {
+                NodeKind::Leaf { count, .. } => {
+                    Some([node.volume.surface_area() * TRIANGLE_COST * count as f32; MAX_WIDTH + 1])
+                }
+                NodeKind::Inner { .. } => None,
             }
-            NodeKind::Inner { .. } => None,
         };
         // Cost rows of finished inner subtrees; a node's row replaces its
         // inner children's (the right child's is on top).
@@ -908,11 +904,12 @@ impl<const W: usize> Collapse<W> {
                 continue;
             }
             let r = leaf_row(right).or_else(|| rows.pop());
-            let l = leaf_row(left).or_else(|| rows.pop());
-            let (Some(l), Some(r)) = (l, r) else {
+            let left_leaf = leaf_row(left);
+            let left_is_leaf = left_leaf.is_some();
+            let (Some(l), Some(r)) = (left_leaf.or_else(|| rows.pop()), r) else {
                 unreachable!("inner children's rows precede their parent")
             };
-            let (row, choice) = Self::node_row(&l, &r, node.volume.surface_area());
+            let (row, choice) = Self::node_row(&l, &r, left_is_leaf, node.volume.surface_area());
             choices[id.index()] = choice;
             rows.push(row);
         }
@@ -920,12 +917,12 @@ impl<const W: usize> Collapse<W> {
     }
 
     /// The cost row and choices of an inner node of surface `area` from its
-    /// children's rows `l` and `r`.
+    /// children's rows `l` and `r` (`l` a binary leaf's when `left_is_leaf`).
     #[inline(always)]
-    fn node_row(l: &CostRow, r: &CostRow, area: f32) -> (CostRow, Choices) {
+    fn node_row(l: &CostRow, r: &CostRow, left_is_leaf: bool, area: f32) -> (CostRow, Choices) {
         let mut choice = Choices::default();
         let mut opened = [f32::INFINITY; MAX_WIDTH + 1];
-        if l[0] == LEAF_ROW {
+        if left_is_leaf {
             // A leaf on the left costs the same in any number of slots, and
             // the right row never grows with more slots, so one slot to the
             // left is a cheapest split (the first, which ties keep): the
@@ -933,6 +930,7 @@ impl<const W: usize> Collapse<W> {
             // tree's inner nodes have a leaf on the left.
             for j in 2..=W {
                 let c = l[1] + r[j - 1];
+                // As the search keeps it: +∞ for a NaN sum.
                 opened[j] = if c < f32::INFINITY { c } else { f32::INFINITY };
                 choice.set_split(j, 1);
             }

@@ -112,9 +112,9 @@ impl<V: BoundingVolume> MeshTree<V> {
 
     /// True when batch queries interleave several descents on one thread
     /// to overlap their memory latency: trees whose wide nodes and leaf
-    /// triangles together outgrow 16 MiB (half of a typical shared cache).
-    /// Smaller trees answer one query at a time (parking descents would
-    /// only cost there).
+    /// triangles together outgrow 16 MiB (half the 32 MiB shared cache the
+    /// bound was tuned on). Smaller trees answer one query at a time
+    /// (parking descents would only cost there).
     #[must_use]
     pub fn batches_interleave(&self) -> bool {
         crate::query::raycast_stream::interleavable(self).is_some()

@@ -101,14 +101,12 @@ pub(super) fn interleavable<V: crate::bvh::BoundingVolume>(
     })
 }
 
-/// Half of the last-level cache of the machines measured (32 MiB, shared
-/// by their cores). One thread, criterion: `TriMesh::city`'s 12.5 MB of
-/// nodes and triangles answered closest-hit batches in 338 ns a ray
-/// interleaved against 288 ns one at a time, a 300k-triangle terrain's
-/// 22 MB in 238–256 against 283–321 ns, the 1.7M-triangle terrain's
-/// 130 MB in 293 against 427 ns (`docs/performance.md`, Raycasts). Until
-/// the eighth session the bound was a core's private cache (1 MiB of
-/// nodes), which sent the city down the slower path.
+/// Half of the last-level cache of the machine it was tuned on (32 MiB,
+/// shared by its cores). One thread: `TriMesh::city`'s 12.5 MB of nodes
+/// and triangles answered closest-hit batches in 338 ns a ray interleaved
+/// against 288 ns one at a time, a 300k-triangle terrain's 22 MB in
+/// 238–256 against 283–321 ns, the 1.7M-triangle terrain's 130 MB in 293
+/// against 427 ns (`docs/performance.md`, Raycasts).
 const INTERLEAVE_FROM_BYTES: usize = 16 << 20;
 
 /// Queries `0 .. count` one after the other, for trees that do not interleave.
