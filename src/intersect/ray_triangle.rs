@@ -102,9 +102,17 @@ impl WatertightRay {
     #[must_use]
     #[inline(always)]
     pub fn new(ray: &Ray) -> Option<Self> {
-        if !ray.is_finite() {
-            return None;
-        }
+        let (prepared, usable) = Self::prepare(ray, None);
+        usable.then_some(prepared)
+    }
+
+    /// [`WatertightRay::new`] (with `end` as the exact point at `t = 1`)
+    /// computed whatever the input, beside whether it is usable. Built in
+    /// one piece, with no `Option` around it: the query set-ups copy it
+    /// into place, and copies of an `Option` of this size were made of
+    /// stores that the first reads of the ray could not be forwarded from.
+    #[inline(always)]
+    pub(crate) fn prepare(ray: &Ray, end: Option<Point>) -> (Self, bool) {
         let d = ray.direction;
         let m = d.abs();
         // The dominant axis kz as a unit vector, and kx, ky following it
@@ -125,9 +133,7 @@ impl WatertightRay {
         let unit_x = next + (after - next) * swap;
         let unit_y = after + (next - after) * swap;
         let sz = 1.0 / dz;
-        if !sz.is_finite() {
-            return None;
-        }
+        let usable = ray.is_finite() & sz.is_finite() & end.is_none_or(|e| is_finite_point(&e));
         // Multiplying by 1/d_z instead of dividing saves two divisions;
         // watertightness only needs the same constants for every triangle.
         // Each row is exact: 1 and 0 entries plus one rounded product.
@@ -135,16 +141,17 @@ impl WatertightRay {
         let row_x = unit_x - unit_z * sx;
         let row_y = unit_y - unit_z * sy;
         let row_z = unit_z * sz;
-        Some(Self {
+        let prepared = Self {
             origin: ray.origin,
             direction: d,
-            end: None,
+            end,
             depth_unit: dz.abs(),
             row_x,
             row_y,
             row_z,
             culling: FaceCulling::Off,
-        })
+        };
+        (prepared, usable)
     }
 
     /// Prepares the segment as the ray `a + t (b − a)`, remembering `b`
