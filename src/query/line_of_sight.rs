@@ -6,10 +6,11 @@
 //! with the `parallel` feature, many targets are spread over all cores and
 //! the answers are exactly the serial ones.
 
-use crate::bvh::BoundingVolume;
+use crate::bvh::{BoundingVolume, WideLayout};
 use crate::math::{Point, Real};
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::raycast::PreparedRay;
+use crate::query::raycast_stream::interleavable;
 use crate::query::{MeshTree, RayHit};
 use crate::shape::TriangleId;
 use crate::shape::{Ray, RaySpan, Segment};
@@ -100,8 +101,14 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// shorter than the two margins together) is visible.
     #[must_use]
     pub fn line_of_sight(&self, eye: &Point, target: &Point, options: &SightOptions) -> Visibility {
-        match sight_ray(eye, target, options) {
-            Ok(ray) => blocked_by(self.any_hit_prepared(&ray, |t| options.ignores(t))),
+        match sight_span(eye, target, options) {
+            Ok(span) => {
+                blocked_by(
+                    self.any_hit_query(&span.ray, span.end, span.t_min, span.t_max, &|t| {
+                        options.ignores(t)
+                    }),
+                )
+            }
             Err(answer) => answer,
         }
     }
@@ -137,6 +144,14 @@ impl<V: BoundingVolume> MeshTree<V> {
         options: &SightOptions,
         out: &mut [Visibility],
     ) {
+        let Some(wide) = interleavable(self) else {
+            // One query at a time through the single query's entry, which
+            // keeps the ray in registers (see `MeshTree::any_hit_query`).
+            for (answer, target) in out.iter_mut().zip(targets) {
+                *answer = self.line_of_sight(eye, target, options);
+            }
+            return;
+        };
         // Every answer given without a descent is `Visible` but for invalid
         // input, so this cheap pass leaves the stream only the descents.
         for (answer, target) in out.iter_mut().zip(targets) {
@@ -147,6 +162,7 @@ impl<V: BoundingVolume> MeshTree<V> {
             };
         }
         self.any_hit_stream(
+            wide,
             targets.len(),
             #[inline(always)]
             |q| sight_ray(eye, &targets[q], options).ok(),
@@ -171,7 +187,14 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 
     fn segments_any_hit_into(&self, segments: &[Segment], out: &mut [Option<TriangleId>]) {
+        let Some(wide) = interleavable(self) else {
+            for (answer, segment) in out.iter_mut().zip(segments) {
+                *answer = self.any_hit(segment);
+            }
+            return;
+        };
         self.any_hit_stream(
+            wide,
             segments.len(),
             #[inline(always)]
             |q| PreparedRay::segment(&segments[q], 0.0, 1.0),
@@ -196,9 +219,15 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 
     fn rays_closest_hit_into(&self, rays: &[Ray], t_max: Real, out: &mut [Option<RayHit>]) {
+        let Some(wide) = interleavable(self) else {
+            for (answer, ray) in out.iter_mut().zip(rays) {
+                *answer = self.closest_hit(ray.span(0.0, t_max));
+            }
+            return;
+        };
         match Avx2::detect() {
-            Some(avx2) => rays_closest_hit_avx2(avx2, self, rays, t_max, out),
-            None => self.rays_closest_hit_on(Baseline::default(), rays, t_max, out),
+            Some(avx2) => rays_closest_hit_avx2(avx2, self, wide, rays, t_max, out),
+            None => self.rays_closest_hit_on(Baseline::default(), wide, rays, t_max, out),
         }
     }
 
@@ -208,12 +237,14 @@ impl<V: BoundingVolume> MeshTree<V> {
     fn rays_closest_hit_on<I: Isa>(
         &self,
         isa: I,
+        wide: &WideLayout,
         rays: &[Ray],
         t_max: Real,
         out: &mut [Option<RayHit>],
     ) {
         self.closest_hit_stream(
             isa,
+            wide,
             rays.len(),
             #[inline(always)]
             |q| PreparedRay::new(&rays[q], 0.0, t_max),
@@ -277,10 +308,11 @@ avx2_fn! {
     fn rays_closest_hit_avx2[V: BoundingVolume](
         avx2: Avx2,
         tree: &MeshTree<V>,
+        wide: &WideLayout,
         rays: &[Ray],
         t_max: Real,
         out: &mut [Option<RayHit>],
     ) -> () {
-        tree.rays_closest_hit_on(avx2, rays, t_max, out);
+        tree.rays_closest_hit_on(avx2, wide, rays, t_max, out);
     }
 }

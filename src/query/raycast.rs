@@ -180,7 +180,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     #[must_use]
     pub fn any_hit(&self, span: impl Into<RaySpan>) -> Option<TriangleId> {
         let span = span.into();
-        self.any_hit_query(&span.ray, span.end, span.t_min, span.t_max)
+        self.any_hit_query(&span.ray, span.end, span.t_min, span.t_max, &|_| false)
     }
 
     /// The closest hit along the span (ties at equal `t` go to the lower
@@ -203,14 +203,17 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 
     /// Any hit of `ray` over `[t_min, t_max]`, `end` being the exact point
-    /// at `t = 1` of a segment: the one entry of single any-hit queries.
+    /// at `t = 1` of a segment, skipping triangles `skip` rejects: the one
+    /// entry of single any-hit queries, line of sight included, and of
+    /// batches answered one query at a time.
     #[inline(always)]
-    fn any_hit_query(
+    pub(crate) fn any_hit_query(
         &self,
         ray: &Ray,
         end: Option<Point>,
         t_min: Real,
         t_max: Real,
+        skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
         // On an 8-wide layout and an AVX2 CPU, the whole query, set-up
         // included, runs as AVX2 code (the set-up in SSE code cost a few
@@ -236,16 +239,17 @@ impl<V: BoundingVolume> MeshTree<V> {
                 end.is_some(),
                 t_min,
                 t_max,
+                skip,
             );
         }
         let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
-        self.any_hit_prepared(&prepared, |_| false)
+        self.any_hit_prepared(&prepared, skip)
     }
 
     /// The closest hit of `ray` over `[t_min, t_max]`, `end` being the
     /// exact point at `t = 1` of a segment.
     #[inline(always)]
-    fn closest_hit_query(
+    pub(crate) fn closest_hit_query(
         &self,
         ray: &Ray,
         end: Option<Point>,
@@ -562,6 +566,7 @@ avx2_fn! {
     /// stores, which the CPU cannot forward: a stall of a dozen cycles each,
     /// a third of a query that misses the root (`perf annotate`; bunny
     /// any-hit 161 → 134 ns, Embree 132 ns, in one scratch run).
+    #[allow(clippy::too_many_arguments)]
     fn any_hit_avx2[V: BoundingVolume](
         avx2: Avx2,
         tree: &MeshTree<V>,
@@ -578,6 +583,7 @@ avx2_fn! {
         has_end: bool,
         t_min: Real,
         t_max: Real,
+        skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
         let _ = avx2;
         let ray = Ray::new(Point::new(ox, oy, oz), Vector::new(dx, dy, dz));
@@ -586,13 +592,14 @@ avx2_fn! {
         if !usable {
             return None;
         }
-        tree.wide_any_hit_in(wide, &prepared, &|_| false)
+        tree.wide_any_hit_in(wide, &prepared, skip)
     }
 }
 
 avx2_fn! {
     /// The whole closest-hit query on an 8-wide layout as AVX2 code; the
     /// span as scalars, as for [`any_hit_avx2`].
+    #[allow(clippy::too_many_arguments)]
     fn closest_hit_avx2[V: BoundingVolume](
         avx2: Avx2,
         tree: &MeshTree<V>,

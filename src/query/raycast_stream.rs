@@ -109,37 +109,18 @@ pub(super) fn interleavable<V: crate::bvh::BoundingVolume>(
 /// against 427 ns (`docs/performance.md`, Raycasts).
 const INTERLEAVE_FROM_BYTES: usize = 16 << 20;
 
-/// Queries `0 .. count` one after the other, for trees that do not interleave.
-#[inline(always)]
-fn one_at_a_time<A>(
-    count: usize,
-    ray_of: impl Fn(usize) -> Option<PreparedRay>,
-    mut answer: impl FnMut(usize, A),
-    query: impl Fn(&PreparedRay) -> A,
-) {
-    for q in 0..count {
-        if let Some(ray) = ray_of(q) {
-            answer(q, query(&ray));
-        }
-    }
-}
-
 impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     /// Any-hit for queries `0 .. count`: `ray_of(q)` prepares query `q`
     /// (`None`: no answer is given for it) and `answer(q, blocker)` receives
     /// each result, in completion order.
     pub(crate) fn any_hit_stream(
         &self,
+        wide: &WideLayout,
         count: usize,
         ray_of: impl Fn(usize) -> Option<PreparedRay>,
         skip: impl Fn(TriangleId) -> bool,
         mut answer: impl FnMut(usize, Option<TriangleId>),
     ) {
-        let Some(wide) = interleavable(self) else {
-            return one_at_a_time(count, ray_of, answer, |ray| {
-                self.any_hit_prepared(ray, &skip)
-            });
-        };
         let nodes = wide.nodes();
         interleave(
             count,
@@ -222,13 +203,11 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
     pub(crate) fn closest_hit_stream<I: Isa>(
         &self,
         isa: I,
+        wide: &WideLayout,
         count: usize,
         ray_of: impl Fn(usize) -> Option<PreparedRay>,
         mut answer: impl FnMut(usize, Option<RayHit>),
     ) {
-        let Some(wide) = interleavable(self) else {
-            return one_at_a_time(count, ray_of, answer, |ray| self.closest_hit_prepared(ray));
-        };
         let nodes = wide.nodes();
         interleave(
             count,

@@ -195,6 +195,7 @@ macro_rules! avx2_fn {
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             {
                 #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt")]
+                #[allow(clippy::too_many_arguments)]
                 fn compiled_for_avx2<$($generics)*>(
                     $avx2: $crate::simd::Avx2 $(, $arg: $ty)*
                 ) -> $ret $body
