@@ -221,26 +221,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         if let Some(wide) = self.wide()
             && let Some(avx2) = Avx2::detect()
         {
-            let (o, d) = (&ray.origin, &ray.direction);
-            let e = end.unwrap_or(*o);
-            return any_hit_avx2(
-                avx2,
-                self,
-                wide,
-                o.x,
-                o.y,
-                o.z,
-                d.x,
-                d.y,
-                d.z,
-                e.x,
-                e.y,
-                e.z,
-                end.is_some(),
-                t_min,
-                t_max,
-                skip,
-            );
+            return span_scalars!(any_hit_avx2(avx2, self, wide, ray, end, t_min, t_max, skip));
         }
         let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
         self.any_hit_prepared(&prepared, skip)
@@ -259,25 +240,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         if let Some(wide) = self.wide()
             && let Some(avx2) = Avx2::detect()
         {
-            let (o, d) = (&ray.origin, &ray.direction);
-            let e = end.unwrap_or(*o);
-            return closest_hit_avx2(
-                avx2,
-                self,
-                wide,
-                o.x,
-                o.y,
-                o.z,
-                d.x,
-                d.y,
-                d.z,
-                e.x,
-                e.y,
-                e.z,
-                end.is_some(),
-                t_min,
-                t_max,
-            );
+            return span_scalars!(closest_hit_avx2(avx2, self, wide, ray, end, t_min, t_max));
         }
         let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
         self.closest_hit_prepared(&prepared)
@@ -556,6 +519,23 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 }
 
+/// Calls the AVX2 query entry `$entry` with the span (`$ray`, `$end`,
+/// `$t_min`, `$t_max`) spelled out as scalars, as [`any_hit_avx2`] and
+/// [`closest_hit_avx2`] take it, then the further arguments.
+macro_rules! span_scalars {
+    ($entry:ident($avx2:expr, $tree:expr, $wide:expr, $ray:expr, $end:expr,
+        $t_min:expr, $t_max:expr $(, $more:expr)*)) => {{
+        let (o, d): (&Point, &Vector) = (&$ray.origin, &$ray.direction);
+        let end: Option<Point> = $end;
+        let e = end.unwrap_or(*o);
+        $entry(
+            $avx2, $tree, $wide, o.x, o.y, o.z, d.x, d.y, d.z, e.x, e.y, e.z,
+            end.is_some(), $t_min, $t_max $(, $more)*
+        )
+    }};
+}
+use span_scalars;
+
 avx2_fn! {
     /// The whole any-hit query on an 8-wide layout as AVX2 code, set-up
     /// included (the set-up in SSE code cost a few percent).
@@ -565,7 +545,8 @@ avx2_fn! {
     /// stored (8 + 4 bytes each) were read back by loads straddling two
     /// stores, which the CPU cannot forward: a stall of a dozen cycles each,
     /// a third of a query that misses the root (`perf annotate`; bunny
-    /// any-hit 161 → 134 ns, Embree 132 ns, in one scratch run).
+    /// any-hit 148 → 135 ns, Embree 132 ns, the previous commit's binary
+    /// and this one's alternated in a scratch program).
     #[allow(clippy::too_many_arguments)]
     fn any_hit_avx2[V: BoundingVolume](
         avx2: Avx2,
