@@ -11,7 +11,7 @@ use boxtree::intersect::closest_point_on_triangle;
 use boxtree::math::{Isometry, Point, Real, Vector};
 use boxtree::{
     Aabb, BoundingVolume, Kdop14, MeshTree, Obb, PackedObb, PointProjection, PointQuery, Rss,
-    Sphere, Threads, TriMesh, TriangleId,
+    Sphere, Threads, TriMesh, Triangle, TriangleId,
 };
 use common::bands::points_in_band;
 use common::exact64::{P64, p64, point_triangle};
@@ -32,20 +32,23 @@ fn oracle_distance(mesh: &TriMesh, p: &Point) -> f64 {
 }
 
 /// The brute force with the crate's own `f32` triangle routine: the best
-/// squared distance, ties to the lower id, within `max_distance`.
+/// squared distance (of the `f32` difference, squared in `f64`), ties to
+/// the lower id, within `max_distance`.
 fn brute_force(mesh: &TriMesh, query: &PointQuery) -> Option<PointProjection> {
     let p = &query.point;
-    let mut best: Option<(Real, PointProjection)> = None;
+    let mut best: Option<(f64, PointProjection)> = None;
     for i in 0..mesh.len() {
         let triangle = TriangleId(i as u32);
         let c = closest_point_on_triangle(p, &mesh.triangle(triangle));
-        let d2 = (c.point - p).norm_squared();
-        if best.is_none_or(|(b, _)| d2 < b) && d2.sqrt() <= query.max_distance {
+        let d = c.point - p;
+        let d2: f64 = [d.x, d.y, d.z].iter().map(|&x| f64::from(x).powi(2)).sum();
+        let distance = d2.sqrt() as Real;
+        if best.is_none_or(|(b, _)| d2 < b) && distance <= query.max_distance {
             best = Some((
                 d2,
                 PointProjection {
                     point: c.point,
-                    distance: d2.sqrt(),
+                    distance,
                     triangle,
                     u: c.u,
                     v: c.v,
@@ -87,9 +90,9 @@ fn check_accuracy(mesh: &TriMesh, p: &Point, answer: &PointProjection) {
         point_triangle(p64(p), tri) <= exact + tol,
         "{p:?}: not a nearest triangle"
     );
-    let d = (answer.point - p).norm();
+    let d = (answer.point - p).cast::<f64>().norm();
     assert!(
-        (f64::from(d) - got).abs() <= tol,
+        (d - got).abs() <= tol,
         "{p:?}: distance {got} for a point {d} away"
     );
     let t = mesh.triangle(answer.triangle);
@@ -354,12 +357,13 @@ proptest! {
 }
 
 #[test]
-fn points_whose_squared_distance_overflows_still_get_an_answer() {
-    // 3e19 away: the distance is representable, its square (9e38) is not,
-    // so the search's reach stays infinite after the first leaf. Unused
-    // lanes of the 8-wide nodes (infinitely far) must still be skipped (the
-    // descent read one as a node and indexed out of bounds). The documented
-    // answer: a point on the mesh, at a distance reported as infinite.
+fn points_whose_squared_distance_overflows_f32_get_the_nearest_point() {
+    // 3e19 away: the distance is representable, its square (9e38) is not
+    // in `f32`, so the search's reach stays infinite after the first leaf.
+    // Unused lanes of the 8-wide nodes (infinitely far) must still be
+    // skipped (the descent read one as a node and indexed out of bounds),
+    // and the answer is the nearest point, its distance finite (squared
+    // distances are compared in `f64`).
     let far = Vector::new(3e19, 0.0, 0.0);
     let sphere = TriMesh::icosphere(Point::from(far), 1.0, 3);
     for tree in [
@@ -367,8 +371,56 @@ fn points_whose_squared_distance_overflows_still_get_an_answer() {
         MeshTree::<Aabb>::build(sphere.clone(), &BuildOptions::sah().with_max_leaf_size(1)),
     ] {
         let answer = tree.closest_point(Point::origin()).expect("an answer");
-        assert_eq!(answer.distance, Real::INFINITY, "{answer:?}");
-        let on_sphere = (answer.point - Point::from(far)).norm();
-        assert!(on_sphere <= 1.0, "{answer:?}");
+        assert!(answer.distance.is_finite(), "{answer:?}");
+        check_accuracy(&sphere, &Point::origin(), &answer);
+    }
+}
+
+#[test]
+fn triangles_at_extreme_scales_keep_their_nearest_points() {
+    // Fourth powers of edges below about 3e-11 or above about 4e9 leave
+    // `f32`'s range: the plane's projection was lost there and an edge
+    // point returned (distance 1.03 s instead of s), squared distances
+    // below about 1e-22 all rounded to 0 (the lowest id won every tie), and
+    // a sphere of 1e21 answered nothing at all.
+    for s in [1e-30, 1e-20, 1e-12, 3e-11, 1.0, 5e9, 1e10, 1e12, 1e19] {
+        let tri = Triangle::new(
+            Point::origin(),
+            Point::new(s, 0.0, 0.0),
+            Point::new(0.0, s, 0.0),
+        );
+        let p = Point::new(0.25 * s, 0.25 * s, s);
+        let c = closest_point_on_triangle(&p, &tri);
+        let expected = Point::new(0.25 * s, 0.25 * s, 0.0);
+        assert!(
+            (c.point - expected).amax() <= 1e-6 * s,
+            "scale {s}: {:?} for {expected:?}",
+            c.point
+        );
+        assert!(
+            (c.u - 0.25).abs() <= 1e-6 && (c.v - 0.25).abs() <= 1e-6,
+            "scale {s}: {c:?}"
+        );
+    }
+    for (radius, at) in [
+        (1e-30, Point::new(2e-30, 1e-31, 0.0)),
+        (1e-12, Point::new(1.7e-12, -3e-13, 2e-13)),
+        (1e12, Point::new(1.3e12, 2e11, -1e11)),
+        (1e21, Point::new(1.01e21, 0.0, 0.0)),
+    ] {
+        let sphere = TriMesh::icosphere(Point::origin(), radius, 2);
+        let tree = MeshTree::<Aabb>::new(sphere.clone());
+        let answer = tree.closest_point(at).expect("a non-empty mesh answers");
+        assert_eq!(
+            Some(answer),
+            brute_force(&sphere, &PointQuery::from(at)),
+            "radius {radius}"
+        );
+        let exact = oracle_distance(&sphere, &at);
+        assert!(
+            (f64::from(answer.distance) - exact).abs() <= 1e-5 * exact,
+            "radius {radius}: {} against {exact}",
+            answer.distance
+        );
     }
 }

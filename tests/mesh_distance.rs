@@ -411,3 +411,136 @@ fn error_bounds_stay_within_their_promise() {
         "no bound ever answered above the exact distance"
     );
 }
+
+#[test]
+fn meshes_far_apart_at_large_and_small_scales_keep_their_distance() {
+    // Fourth powers of edges below about 1e-10 or above about 1e9 leave
+    // `f32`'s normal range: every vertex then projected onto itself and
+    // cubes 2e10 apart measured 0 (and 1e-11 cubes came out too near).
+    for s in [1e-11, 1e-6, 1.0, 1e6, 5e9, 1e10, 1e12] {
+        let half = Vector::repeat(0.5 * s);
+        let cube = TriMesh::cuboid(Point::from(-half), Point::from(half));
+        let a = MeshTree::<Aabb>::new(cube.clone());
+        let b = MeshTree::<PackedObb>::new(cube.clone());
+        let apart = Vector::new(3.0 * s, 0.0, 0.0);
+        let turned = nalgebra::UnitQuaternion::from_euler_angles(0.3, 0.2, 0.1);
+        for pose_b in [
+            Isometry::translation(apart.x, apart.y, apart.z),
+            Isometry::from_parts(apart.into(), turned),
+        ] {
+            let got = a
+                .placed(Isometry::identity())
+                .distance(&b.placed(pose_b), ErrorBound::EXACT)
+                .expect("finite")
+                .distance;
+            let exact = oracle(
+                &world64(&cube, &Isometry::identity()),
+                &world64(&cube, &pose_b),
+            );
+            assert!(
+                (f64::from(got) - exact).abs() <= 1e-5 * exact,
+                "scale {s}: {got} against {exact}"
+            );
+        }
+        let t1 = boxtree::Triangle::new(
+            Point::origin(),
+            Point::new(s, 0.0, 0.0),
+            Point::new(0.0, s, 0.0),
+        );
+        let up = Vector::new(0.0, 0.0, s);
+        let t2 = boxtree::Triangle::new(t1.a + up, t1.b + up, t1.c + up);
+        let d = triangle_distance(&t1, &t2).distance;
+        assert!((d - s).abs() <= 1e-6 * s, "scale {s}: {d}");
+    }
+}
+
+#[test]
+fn needles_through_a_face_touch_it_in_either_order() {
+    // A zero-area triangle (the segment x in [0, 2]) placed across a face:
+    // mapped into the face's frame its rounded vertices have an area, so
+    // it was measured as a proper triangle, apart, while the other order
+    // (the face mapped into the needle's frame) answered 0.
+    let face = MeshTree::<Aabb>::new(common::triangle_soup(&[[
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+    ]]));
+    let stick = MeshTree::<Aabb>::new(common::triangle_soup(&[[
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [2.0, 0.0, 0.0],
+    ]]));
+    for ([w, i, j, k], [x, y, z]) in [
+        (
+            [-0.10253392, 0.49695265, 0.042815253, -0.8606345],
+            [1.1104448, 0.051772833, 1.2354536],
+        ),
+        (
+            [0.73707676, 0.51079273, 0.43870783, 0.05782719],
+            [-0.0020745993, 0.72351503, 0.12328744],
+        ),
+        (
+            [-0.21797104, 0.6421541, 0.73158514, 0.07007162],
+            [0.6913562, -0.1623249, -0.16546476],
+        ),
+    ] {
+        let rotation =
+            nalgebra::UnitQuaternion::new_normalize(nalgebra::Quaternion::new(w, i, j, k));
+        let pose = Isometry::from_parts(Vector::new(x, y, z).into(), rotation);
+        let exact = oracle(
+            &world64(face.mesh(), &Isometry::identity()),
+            &world64(stick.mesh(), &pose),
+        );
+        assert_eq!(exact, 0.0, "the stick crosses the face");
+        let (placed_face, placed_stick) = (face.placed(Isometry::identity()), stick.placed(pose));
+        for d in [
+            placed_face.distance(&placed_stick, ErrorBound::EXACT),
+            placed_stick.distance(&placed_face, ErrorBound::EXACT),
+        ] {
+            assert_eq!(d.expect("finite").distance, 0.0, "{pose:?}");
+        }
+        assert!(placed_face.is_within(&placed_stick, 0.0));
+    }
+}
+
+#[test]
+fn tolerance_queries_hold_for_needles_and_slivers() {
+    // The plane of a needle or a sliver, mapped into the other mesh's
+    // frame, is rounding noise and no lower bound: `is_within` refused
+    // distances up to 55 times the true one.
+    let face = MeshTree::<Aabb>::new(common::triangle_soup(&[[
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+    ]]));
+    let mut rng = SplitMix(77);
+    for thin in [
+        [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]],
+        [[-1.0, -1.0, 0.2], [1.0, 1.0, 0.2], [1.0, 1.000001, 0.2]],
+    ] {
+        let mesh = common::triangle_soup(&[thin]);
+        let thin_tree = MeshTree::<Aabb>::new(mesh.clone());
+        for _ in 0..3000 {
+            let pose_b = pose(&mut rng, 1.5);
+            let (pa, pb) = (face.placed(Isometry::identity()), thin_tree.placed(pose_b));
+            let exact = oracle(
+                &world64(face.mesh(), &Isometry::identity()),
+                &world64(&mesh, &pose_b),
+            );
+            for (first, second) in [(&pa, &pb), (&pb, &pa)] {
+                let d = first
+                    .distance(second, ErrorBound::EXACT)
+                    .expect("finite")
+                    .distance;
+                assert!(
+                    (f64::from(d) - exact).abs() <= 1e-5,
+                    "{pose_b:?}: {d} against {exact}"
+                );
+                assert!(
+                    first.is_within(second, d),
+                    "{pose_b:?}: not within its own distance {d}"
+                );
+            }
+        }
+    }
+}

@@ -9,7 +9,7 @@
 //! plane. A degenerate triangle is thereby treated as the segment or point it
 //! is, and no input produces NaN from finite coordinates.
 
-use crate::math::{Point, Real, Vector};
+use crate::math::{Point, Real};
 use crate::shape::Triangle;
 
 /// Below this value of `sin²` of the triangle's smallest angle the Voronoi
@@ -63,10 +63,14 @@ pub fn closest_point_on_triangle(p: &Point, tri: &Triangle) -> TriangleClosestPo
     // |n| = product of the two longest edges × sin(smallest angle).
     let (lab, lac, lbc) = (ab.norm_squared(), ac.norm_squared(), bc.norm_squared());
     let longest_pair = (lab * lac).max(lab * lbc).max(lac * lbc);
-    // False for NaN, for degenerate triangles and for slivers.
-    let well_shaped = nn > SLIVER_SIN_SQUARED * longest_pair;
+    // False for NaN, for degenerate triangles and for slivers, and where
+    // the fourth powers leave `f32`'s normal range (edges below about 1e-8
+    // or above about 4e9): the region tests' products would round to
+    // subnormals or overflow.
+    let well_shaped = nn > SLIVER_SIN_SQUARED * longest_pair
+        && (Real::MIN_POSITIVE / SLIVER_SIN_SQUARED..=Real::MAX).contains(&longest_pair);
     if !well_shaped {
-        return closest_point_robust(p, tri, &n, nn);
+        return closest_point_robust(p, tri);
     }
 
     // Ericson's region tests, vertex a, b, then edge ab, and so on.
@@ -118,7 +122,7 @@ pub fn closest_point_on_triangle(p: &Point, tri: &Triangle) -> TriangleClosestPo
     if denom > 0.0 && u >= 0.0 && v >= 0.0 && w >= 0.0 {
         return TriangleClosestPoint::at_weights(tri, [w, u, v]);
     }
-    closest_point_robust(p, tri, &n, nn)
+    closest_point_robust(p, tri)
 }
 
 /// `num / den` clamped to `[0, 1]`; 0 when `den` is not positive (a zero-length edge).
@@ -132,61 +136,86 @@ fn ratio(num: Real, den: Real) -> Real {
 
 /// The nearest of the three edge points, or the projection onto the plane
 /// when it falls inside the triangle and is nearer still.
+///
+/// In `f64`: the squared lengths and the normal's square are fourth powers
+/// of the coordinates, which leave `f32`'s range for edges shorter than
+/// about 3e-11 or longer than about 4e9 (the plane's projection was then
+/// lost and an edge point returned, up to twice as far as the face). Every
+/// `f32` input's fourth power fits in `f64`. The point is rounded to `f32`
+/// once, at the end.
 #[inline(never)]
-fn closest_point_robust(p: &Point, tri: &Triangle, n: &Vector, nn: Real) -> TriangleClosestPoint {
-    // Edge ab, bc, ca with the barycentric weights of each end.
-    let ab = closest_on_segment(p, &tri.a, &tri.b);
-    let bc = closest_on_segment(p, &tri.b, &tri.c);
-    let ca = closest_on_segment(p, &tri.c, &tri.a);
-    let candidates = [
-        TriangleClosestPoint {
-            point: ab.0,
-            w: 1.0 - ab.1,
-            u: ab.1,
-            v: 0.0,
-        },
-        TriangleClosestPoint {
-            point: bc.0,
-            w: 0.0,
-            u: 1.0 - bc.1,
-            v: bc.1,
-        },
-        TriangleClosestPoint {
-            point: ca.0,
-            w: ca.1,
-            u: 0.0,
-            v: 1.0 - ca.1,
-        },
-    ];
-    let mut best = candidates[0];
-    let mut best_d = (best.point - p).norm_squared();
-    for cand in &candidates[1..] {
-        let d = (cand.point - p).norm_squared();
+fn closest_point_robust(p: &Point, tri: &Triangle) -> TriangleClosestPoint {
+    let wide = |q: &Point| [f64::from(q.x), f64::from(q.y), f64::from(q.z)];
+    let (p, a, b, c) = (wide(p), wide(&tri.a), wide(&tri.b), wide(&tri.c));
+    // Edge ab, bc, ca with the barycentric weights `[w, u, v]` of each end.
+    let (ab, t_ab) = closest_on_segment(&p, &a, &b);
+    let (bc, t_bc) = closest_on_segment(&p, &b, &c);
+    let (ca, t_ca) = closest_on_segment(&p, &c, &a);
+    let mut best = (ab, [1.0 - t_ab, t_ab, 0.0]);
+    let mut best_d = distance_squared(&best.0, &p);
+    for candidate in [(bc, [0.0, 1.0 - t_bc, t_bc]), (ca, [t_ca, 0.0, 1.0 - t_ca])] {
+        let d = distance_squared(&candidate.0, &p);
         if d < best_d {
-            best = *cand;
+            best = candidate;
             best_d = d;
         }
     }
+    let (e1, e2, ap) = (sub(&b, &a), sub(&c, &a), sub(&p, &a));
+    let n = cross(&e1, &e2);
+    let nn = dot(&n, &n);
     if nn > 0.0 {
         // Barycentric weights of the projection of p onto the plane.
-        let ap = p - tri.a;
-        let u = n.dot(&ap.cross(&(tri.c - tri.a))) / nn;
-        let v = n.dot(&(tri.b - tri.a).cross(&ap)) / nn;
+        let u = dot(&n, &cross(&ap, &e2)) / nn;
+        let v = dot(&n, &cross(&e1, &ap)) / nn;
         let w = 1.0 - u - v;
         if u >= 0.0 && v >= 0.0 && w >= 0.0 {
-            let inside = TriangleClosestPoint::at_weights(tri, [w, u, v]);
-            if (inside.point - p).norm_squared() < best_d {
-                best = inside;
+            let inside = std::array::from_fn(|i| a[i] + e1[i] * u + e2[i] * v);
+            if distance_squared(&inside, &p) < best_d {
+                best = (inside, [w, u, v]);
             }
         }
     }
-    best
+    let ([x, y, z], [w, u, v]) = best;
+    TriangleClosestPoint {
+        point: Point::new(x as Real, y as Real, z as Real),
+        u: u as Real,
+        v: v as Real,
+        w: w as Real,
+    }
+}
+
+type Wide3 = [f64; 3];
+
+fn sub(p: &Wide3, q: &Wide3) -> Wide3 {
+    std::array::from_fn(|i| p[i] - q[i])
+}
+
+fn dot(p: &Wide3, q: &Wide3) -> f64 {
+    p[0] * q[0] + p[1] * q[1] + p[2] * q[2]
+}
+
+fn cross(p: &Wide3, q: &Wide3) -> Wide3 {
+    [
+        p[1] * q[2] - p[2] * q[1],
+        p[2] * q[0] - p[0] * q[2],
+        p[0] * q[1] - p[1] * q[0],
+    ]
+}
+
+fn distance_squared(p: &Wide3, q: &Wide3) -> f64 {
+    let d = sub(p, q);
+    dot(&d, &d)
 }
 
 /// The point of segment `s0 s1` closest to `p` and its parameter from `s0`
 /// (0 for a zero-length segment). Ericson §5.1.2.
-fn closest_on_segment(p: &Point, s0: &Point, s1: &Point) -> (Point, Real) {
-    let d = s1 - s0;
-    let t = ratio(d.dot(&(p - s0)), d.norm_squared());
-    (s0 + d * t, t)
+fn closest_on_segment(p: &Wide3, s0: &Wide3, s1: &Wide3) -> (Wide3, f64) {
+    let d = sub(s1, s0);
+    let len2 = dot(&d, &d);
+    let t = if len2 > 0.0 {
+        (dot(&d, &sub(p, s0)) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (std::array::from_fn(|i| s0[i] + d[i] * t), t)
 }

@@ -11,7 +11,7 @@
 //! point found where an edge of one crosses the other.
 
 use crate::intersect::{segment_triangle, triangles_overlap};
-use crate::math::{Point, Real};
+use crate::math::{Point, Real, Vector};
 use crate::shape::{Segment, Triangle};
 use nalgebra::{RealField, Vector3};
 
@@ -102,18 +102,23 @@ pub struct TriangleDistance {
 /// distance that is not finite.
 #[must_use]
 pub fn triangle_distance(t1: &Triangle, t2: &Triangle) -> TriangleDistance {
-    triangle_distance_knowing(t1, t2, triangles_overlap(t1, t2))
+    triangle_distance_knowing(t1, t2, triangles_overlap(t1, t2), false)
 }
 
 /// [`triangle_distance`] when the exact overlap test's answer is already
 /// known (`false` for triangles whose boxes are apart, or after an overlap
 /// query found no touching pair): the test is the routine's costliest part.
+/// `needle` says that one of the triangles is degenerate where it was
+/// made, before a change of frame whose rounding may have given it an
+/// area: its edges are then tried against the other as a degenerate one's
+/// are (the overlap test, and so `overlapping`, leaves such triangles out).
 #[must_use]
 #[inline]
 pub(crate) fn triangle_distance_knowing(
     t1: &Triangle,
     t2: &Triangle,
     overlapping: bool,
+    needle: bool,
 ) -> TriangleDistance {
     let edges = |t: &Triangle| {
         [
@@ -125,7 +130,7 @@ pub(crate) fn triangle_distance_knowing(
     let (e1, e2) = (edges(t1), edges(t2));
     // The exact test leaves out degenerate triangles, but a needle through
     // a face touches it: their edges are tried against the other too.
-    if overlapping || t1.is_degenerate() || t2.is_degenerate() {
+    if overlapping || needle || t1.is_degenerate() || t2.is_degenerate() {
         // An edge of one crosses the other, unless the two are coplanar
         // and one lies inside the other (then the candidates below find a
         // vertex on the other's face).
@@ -141,6 +146,19 @@ pub(crate) fn triangle_distance_knowing(
                 }
             }
         }
+    }
+    // Each triangle's normal once. Their squares are fourth powers of the
+    // edges: where one rounds to a subnormal or overflows (edges below
+    // about 1e-10 or above about 1e9), and where the nearest squared
+    // distance does (points below about 1e-19 or above about 1.8e19
+    // apart), the candidates are measured again in `f64`, off the path
+    // every pair takes. In `f32` those cases made every vertex project
+    // onto itself: meshes 1e10 apart measured 0.
+    let (n1, n2) = (t1.scaled_normal(), t2.scaled_normal());
+    let (nn1, nn2) = (n1.norm_squared(), n2.norm_squared());
+    let out_of_range = |nn: Real| (nn > 0.0 && nn < Real::MIN_POSITIVE) || !(nn <= Real::MAX);
+    if out_of_range(nn1) || out_of_range(nn2) {
+        return nearest_pair_wide(t1, t2, &e1, &e2, overlapping);
     }
     let mut best = TriangleDistance {
         p1: t1.a,
@@ -161,12 +179,12 @@ pub(crate) fn triangle_distance_knowing(
     // triangle's boundary is no nearer than the best edge pair, so only
     // projections falling inside the face are candidates.
     for v in t1.vertices() {
-        if let Some(q) = face_projection(&v, t2) {
+        if let Some(q) = face_projection(&v, t2, &n2, nn2) {
             offer(v, q);
         }
     }
     for v in t2.vertices() {
-        if let Some(q) = face_projection(&v, t1) {
+        if let Some(q) = face_projection(&v, t1, &n1, nn1) {
             offer(q, v);
         }
     }
@@ -175,6 +193,10 @@ pub(crate) fn triangle_distance_knowing(
             let c = closest_points_segments(s1, s2);
             offer(c.c1, c.c2);
         }
+    }
+    let in_range = (Real::MIN_POSITIVE..=Real::MAX).contains(&best.distance);
+    if !in_range && !overlapping {
+        return nearest_pair_wide(t1, t2, &e1, &e2, overlapping);
     }
     TriangleDistance {
         distance: if overlapping {
@@ -186,18 +208,85 @@ pub(crate) fn triangle_distance_knowing(
     }
 }
 
-/// The projection of `p` onto the plane of `tri` when it falls inside the
-/// triangle (edges included), else `None`; `None` for a degenerate triangle.
+/// The candidates of [`triangle_distance_knowing`] (vertex projections
+/// falling inside the other face, nearest points of every edge pair) with
+/// the projections and squared distances in `f64`, for triangles whose
+/// sizes or distance leave `f32`'s range when squared.
+#[cold]
+#[inline(never)]
+fn nearest_pair_wide(
+    t1: &Triangle,
+    t2: &Triangle,
+    e1: &[Segment; 3],
+    e2: &[Segment; 3],
+    overlapping: bool,
+) -> TriangleDistance {
+    let mut best = (f64::INFINITY, t1.a, t2.a);
+    let mut offer = |p1: Point, p2: Point| {
+        let d = p1 - p2;
+        let d2 = [d.x, d.y, d.z].iter().map(|&x| f64::from(x).powi(2)).sum();
+        if d2 < best.0 {
+            best = (d2, p1, p2);
+        }
+    };
+    for v in t1.vertices() {
+        if let Some(q) = face_projection_wide(&v, t2) {
+            offer(v, q);
+        }
+    }
+    for v in t2.vertices() {
+        if let Some(q) = face_projection_wide(&v, t1) {
+            offer(q, v);
+        }
+    }
+    for s1 in e1 {
+        for s2 in e2 {
+            let c = closest_points_segments(s1, s2);
+            offer(c.c1, c.c2);
+        }
+    }
+    let (d2, p1, p2) = best;
+    TriangleDistance {
+        p1,
+        p2,
+        distance: if overlapping { 0.0 } else { d2.sqrt() as Real },
+    }
+}
+
+/// The projection of `p` onto the plane of `tri` (normal `n`, `nn = |n|²`)
+/// when it falls inside the triangle (edges included), else `None`;
+/// `None` for a degenerate triangle.
 #[inline(always)]
-fn face_projection(p: &Point, tri: &Triangle) -> Option<Point> {
-    let n = (tri.b - tri.a).cross(&(tri.c - tri.a));
-    let nn = n.norm_squared();
+fn face_projection(p: &Point, tri: &Triangle, n: &Vector, nn: Real) -> Option<Point> {
     if !(nn > 0.0) {
         return None;
     }
     let q = p - n * (n.dot(&(p - tri.a)) / nn);
     let inside = [(tri.a, tri.b), (tri.b, tri.c), (tri.c, tri.a)]
         .iter()
-        .all(|(u, v)| (v - u).cross(&(q - u)).dot(&n) >= 0.0);
+        .all(|(u, v)| (v - u).cross(&(q - u)).dot(n) >= 0.0);
     inside.then_some(q)
+}
+
+/// [`face_projection`] in `f64`, for triangles whose normal's square
+/// leaves `f32`'s normal range; `None` for a degenerate triangle.
+#[cold]
+#[inline(never)]
+fn face_projection_wide(p: &Point, tri: &Triangle) -> Option<Point> {
+    let (p, a, b, c) = (
+        p.cast::<f64>(),
+        tri.a.cast::<f64>(),
+        tri.b.cast::<f64>(),
+        tri.c.cast::<f64>(),
+    );
+    let n = (b - a).cross(&(c - a));
+    let nn = n.norm_squared();
+    if !(nn > 0.0 && nn.is_finite()) {
+        return None;
+    }
+    let q = p - n * (n.dot(&(p - a)) / nn);
+    let inside = [(a, b), (b, c), (c, a)]
+        .iter()
+        .all(|(u, v)| (v - u).cross(&(q - u)).dot(&n) >= 0.0);
+    inside.then(|| q.cast::<Real>())
 }

@@ -104,7 +104,10 @@ pub struct PointProjection {
 /// The best answer of a descent so far, by squared distance.
 #[derive(Clone, Copy, Debug)]
 struct Nearest {
-    found: Option<(Real, PointProjection)>,
+    /// The best answer and its squared distance, in `f64`: squared in
+    /// `f32`, distances below about 1e-22 round to 0 (every triangle then
+    /// tied, and the lowest id won) and above about 1.8e19 overflow.
+    found: Option<(f64, PointProjection)>,
     /// Volumes farther than this (squared) cannot hold a better answer.
     reach_squared: Real,
     /// Added to distances before squaring `reach_squared`.
@@ -130,7 +133,11 @@ impl Nearest {
     #[inline(always)]
     fn offer(&mut self, p: &Point, tri: &crate::shape::Triangle, triangle: TriangleId) {
         let c = closest_point_on_triangle(p, tri);
-        let d2 = (c.point - p).norm_squared();
+        let d = c.point - p;
+        let d2 = [d.x, d.y, d.z]
+            .iter()
+            .map(|&x| f64::from(x) * f64::from(x))
+            .sum::<f64>();
         let better = match &self.found {
             None => true,
             Some((best, b)) => d2 < *best || (d2 == *best && triangle < b.triangle),
@@ -138,7 +145,7 @@ impl Nearest {
         if !better {
             return;
         }
-        let distance = d2.sqrt();
+        let distance = d2.sqrt() as Real;
         if !(distance <= self.max_distance) {
             return;
         }
@@ -169,10 +176,10 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// point, or a NaN or negative maximum, gives `None`.
     ///
     /// Ties at the same distance go to the lower triangle id. Distances are
-    /// those of the `f32` closest points; against an `f64` evaluation they
-    /// agree to a few ulps of the coordinates (`tests/distance.rs`). Beyond
-    /// about 1.8e19 (where the square overflows `f32`) every distance is
-    /// infinite: the answer is then a point of the mesh, not the nearest.
+    /// those of the `f32` closest points, squared and compared in `f64`
+    /// (so tiny and huge meshes keep them apart); against an `f64`
+    /// evaluation they agree to a few ulps of the coordinates
+    /// (`tests/distance.rs`), from 1e-30 to 1e19 and beyond.
     #[must_use]
     pub fn closest_point(&self, query: impl Into<PointQuery>) -> Option<PointProjection> {
         let query = query.into();

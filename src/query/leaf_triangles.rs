@@ -103,22 +103,28 @@ fn hittable(tri: &Triangle) -> bool {
         e1[2] * e2[0] - e1[0] * e2[2],
         e1[0] * e2[1] - e1[1] * e2[0],
     ];
-    if n[0] * n[0] + n[1] * n[1] + n[2] * n[2] <= 0.0 {
+    let amax = |v: [Real; 3]| v[0].abs().max(v[1].abs()).max(v[2].abs());
+    // A zero `f32` normal is a degenerate triangle as `Triangle::is_degenerate`
+    // decides it (its square is not tested: that underflows for edges
+    // below about 1e-10, whose normals `Triangle::normal` finds in `f64`).
+    if n == [0.0; 3] {
         return false;
     }
-    let amax = |v: [Real; 3]| v[0].abs().max(v[1].abs()).max(v[2].abs());
     let bound = 8.0 * Real::EPSILON * (amax(e1) * amax(e2));
     let clear = bound >= Real::MIN_POSITIVE && amax(n) > bound;
-    clear || !is_degenerate_cold(*tri)
+    clear || hittable_cold(*tri)
 }
 
-/// [`is_degenerate`] out of line, on a copy made only here: a reference
-/// to the caller's triangle kept it in memory on the hot path, written in
-/// pieces and read back wider, which stalled each iteration on the stores.
+/// The exact rule for the triangles the `f32` bound leaves open: not
+/// collinear ([`is_degenerate`]) and with a normal (which [`Triangle::normal`]
+/// finds in `f64` where the `f32` square underflows, so tiny triangles are
+/// hit). Out of line, on a copy made only here: a reference to the
+/// caller's triangle kept it in memory on the hot path, written in pieces
+/// and read back wider, which stalled each iteration on the stores.
 #[cold]
 #[inline(never)]
-fn is_degenerate_cold(tri: Triangle) -> bool {
-    is_degenerate(&tri)
+fn hittable_cold(tri: Triangle) -> bool {
+    !is_degenerate(&tri) && tri.normal().is_some()
 }
 
 #[cfg(test)]
@@ -131,7 +137,7 @@ mod tests {
 
     /// The exact rule that the fast path shortcuts.
     fn exact_rule(tri: &Triangle) -> bool {
-        tri.normal().is_some() && !is_degenerate(tri)
+        !tri.is_degenerate() && tri.normal().is_some() && !is_degenerate(tri)
     }
 
     #[test]

@@ -273,27 +273,39 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
         (first_b, count_b): (u32, u32),
         closest: &mut Closest,
     ) {
-        let mut moved: SmallVec<[(Triangle, Aabb, Vector, TriangleId); 8]> = SmallVec::new();
+        // B's triangles in A's frame, with their boxes, their normals for
+        // the plane gap (zero for slivers) and whether they are degenerate
+        // in B's own frame: needles, which the overlap query leaves out and
+        // the change of frame may have given an area, so they are tried
+        // for crossings here.
+        let mut moved: SmallVec<[MovedTriangle; 8]> = SmallVec::new();
         for kb in first_b..first_b + count_b {
-            let (tri, id) = self.b.leaf_triangle(kb as usize);
+            let (own, id) = self.b.leaf_triangle(kb as usize);
+            // Rays' flag, decided when the tree was built: false for a zero
+            // normal or collinear vertices.
+            let needle = !self.b.leaf_ray_triangle(kb as usize).hittable();
             let tri = Triangle::new(
-                self.b_to_a(&tri.a),
-                self.b_to_a(&tri.b),
-                self.b_to_a(&tri.c),
+                self.b_to_a(&own.a),
+                self.b_to_a(&own.b),
+                self.b_to_a(&own.c),
             );
-            let normal = (tri.b - tri.a).cross(&(tri.c - tri.a));
-            moved.push((tri, Aabb::from_points(&tri.vertices()), normal, id));
+            let bounds = Aabb::from_points(&tri.vertices());
+            moved.push((tri, bounds, gap_normal(&tri, &bounds), needle, id));
         }
         for ka in first_a..first_a + count_a {
             let (tri_a, id_a) = self.a.leaf_triangle(ka as usize);
             let box_a = Aabb::from_points(&tri_a.vertices());
-            let normal_a = (tri_a.b - tri_a.a).cross(&(tri_a.c - tri_a.a));
-            for (tri_b, box_b, normal_b, id_b) in &moved {
+            let normal_a = gap_normal(&tri_a, &box_a);
+            for (tri_b, box_b, normal_b, needle_b, id_b) in &moved {
                 let apart = (box_b.min - box_a.max).sup(&(box_a.min - box_b.max));
                 let box_gap = apart.sup(&Vector::zeros()).norm();
+                // How far apart the two triangles' points can be, per axis:
+                // what the plane gaps' direction error scales with.
+                let span = || (box_b.max - box_a.min).sup(&(box_a.max - box_b.min)).amax();
+                let limit = closest.reach + self.pad;
                 if box_gap - self.pad > closest.reach
-                    || plane_gap(&tri_a, &normal_a, tri_b) > closest.reach + self.pad
-                    || plane_gap(tri_b, normal_b, &tri_a) > closest.reach + self.pad
+                    || plane_gap_exceeds(&tri_a, &normal_a, tri_b, limit, span)
+                    || plane_gap_exceeds(tri_b, normal_b, &tri_a, limit, span)
                 {
                     continue;
                 }
@@ -301,7 +313,7 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
                 // found no touching pair, or when their boxes are apart.
                 let crossing =
                     !closest.known_apart && apart.max() <= 0.0 && triangles_overlap(&tri_a, tri_b);
-                let found = triangle_distance_knowing(&tri_a, tri_b, crossing);
+                let found = triangle_distance_knowing(&tri_a, tri_b, crossing, *needle_b);
                 if found.distance <= closest.reach {
                     let pair = TrianglePair { a: id_a, b: *id_b };
                     closest.offer(found.distance, found.p1, found.p2, pair);
@@ -397,12 +409,51 @@ impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
     }
 }
 
-/// How far `other` lies beyond the plane of `tri` (normal `n`, any length):
-/// the least distance of its vertices to the plane when all lie on one
-/// side, else 0; a lower bound of the two triangles' distance (0 for a
-/// degenerate `tri`, whose normal is zero, and for NaN).
+/// `Triangle::sin²` of the smallest angle below which a triangle's `f32`
+/// normal is not trusted for the plane gap (`sin θ < 10⁻³`, as the
+/// nearest-point routine's sliver test).
+const GAP_SLIVER_SIN_SQUARED: Real = 1e-6;
+
+/// One of B's triangles in A's frame for a leaf pair: the triangle, its
+/// box, its normal for the plane gap ([`gap_normal`]), whether it is a
+/// needle (degenerate in B's own frame), and its id.
+type MovedTriangle = (Triangle, Aabb, Vector, bool, TriangleId);
+
+/// The normal of `tri` (whose box is `bounds`) for [`plane_gap_exceeds`],
+/// or zero for a sliver or a degenerate triangle, whose rounded normal's
+/// direction is noise and its plane no bound (a needle through a face,
+/// mapped into the other mesh's frame, measured 37 times its distance).
+/// Slivers are told by the normal against the box's diagonal `d`, which
+/// is at least the longest edge and at most `√3` times it: `|n|² ≤ 10⁻⁶ d⁴`
+/// keeps every triangle whose smallest angle has `sin θ > 3·10⁻³`.
 #[inline(always)]
-fn plane_gap(tri: &Triangle, n: &Vector, other: &Triangle) -> Real {
+fn gap_normal(tri: &Triangle, bounds: &Aabb) -> Vector {
+    let n = (tri.b - tri.a).cross(&(tri.c - tri.a));
+    let diagonal = (bounds.max - bounds.min).norm_squared();
+    if n.norm_squared() > GAP_SLIVER_SIN_SQUARED * diagonal * diagonal && diagonal.is_finite() {
+        n
+    } else {
+        Vector::zeros()
+    }
+}
+
+/// Whether `other` lies beyond the plane of `tri` (normal `n`, any
+/// length) by more than `limit`: the least distance of its vertices to the
+/// plane when all lie on one side (else 0), a lower bound of the two
+/// triangles' distance (0 for a zero normal, see [`gap_normal`], and for
+/// NaN). The rounded normal's direction is off by up to about `10u / sin θ`
+/// (6e-4 for the triangles [`gap_normal`] keeps), which moves a vertex's
+/// side by that much of its distance from `tri.a`, at most `√3 · span()`
+/// (the largest coordinate difference between the two triangles' points):
+/// the gap is lowered by that before it prunes.
+#[inline(always)]
+fn plane_gap_exceeds(
+    tri: &Triangle,
+    n: &Vector,
+    other: &Triangle,
+    limit: Real,
+    span: impl Fn() -> Real,
+) -> bool {
     let side = |p: &Point| n.dot(&(p - tri.a));
     let (a, b, c) = (side(&other.a), side(&other.b), side(&other.c));
     let least = if a > 0.0 && b > 0.0 && c > 0.0 {
@@ -410,8 +461,10 @@ fn plane_gap(tri: &Triangle, n: &Vector, other: &Triangle) -> Real {
     } else if a < 0.0 && b < 0.0 && c < 0.0 {
         -(a.max(b).max(c))
     } else {
-        return 0.0;
+        return false;
     };
     let length = n.norm();
-    if length > 0.0 { least / length } else { 0.0 }
+    let gap = least / length;
+    // Written so that NaN (a zero normal) prunes nothing.
+    gap > limit && gap - 1.2e-3 * span() > limit
 }

@@ -198,14 +198,14 @@ fn forged_scenes_are_refused_or_answer_without_panicking() {
 
 #[test]
 fn a_forged_hittable_flag_gives_a_wrong_answer_not_a_panic() {
-    // A triangle whose normal underflows is saved as never hittable;
-    // flagging it hittable in the file (and resealing) must not make a
-    // closest hit panic when it builds the normal.
+    // A triangle without a normal (collinear vertices) is saved as never
+    // hittable; flagging it hittable in the file (and resealing) must not
+    // make a closest hit panic when it builds the normal.
     let tiny = TriMesh::new(
         vec![
             Point::origin(),
             Point::new(1e-19, 0.0, 0.0),
-            Point::new(0.0, 1e-19, 0.0),
+            Point::new(2e-19, 0.0, 0.0),
         ],
         vec![[0, 1, 2]],
     )
@@ -218,7 +218,7 @@ fn a_forged_hittable_flag_gives_a_wrong_answer_not_a_panic() {
     bytes[flag..flag + 4].copy_from_slice(&1.0f32.to_le_bytes());
     let forged = MeshTree::<crate::Aabb>::from_saved_bytes(&resealed(bytes)).expect("loads");
     for z in [1.0, -1.0] {
-        let s = Segment::new(Point::new(3e-20, 3e-20, z), Point::new(3e-20, 3e-20, -z));
+        let s = Segment::new(Point::new(1e-19, 0.0, z), Point::new(1e-19, 0.0, -z));
         let _ = forged.closest_hit(s);
         let _ = forged.all_hits(s);
     }

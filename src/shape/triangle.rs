@@ -34,17 +34,48 @@ impl Triangle {
         (self.b - self.a).cross(&(self.c - self.a))
     }
 
-    /// The unit normal, or `None` for a degenerate (zero-area) triangle.
+    /// The unit normal, or `None` for a degenerate (zero-area) triangle
+    /// ([`Triangle::is_degenerate`]).
+    ///
+    /// Triangles whose normal's squared length leaves `f32`'s normal range
+    /// (edges below about 1e-10 or above about 1e9) are normalised in
+    /// `f64`: squared in `f32`, a triangle of 1e-11 had no normal at all.
     #[must_use]
     #[inline]
     pub fn normal(&self) -> Option<Vector> {
-        self.scaled_normal().try_normalize(0.0)
+        let n = self.scaled_normal();
+        let nn = n.norm_squared();
+        if (Real::MIN_POSITIVE..=Real::MAX).contains(&nn) {
+            return Some(n / nn.sqrt());
+        }
+        if n == Vector::zeros() {
+            return None;
+        }
+        let n = self.scaled_normal_wide();
+        let length = n.norm();
+        (length > 0.0 && length.is_finite()).then(|| (n / length).cast::<Real>())
     }
 
-    /// Area of the triangle.
+    /// Area of the triangle (in `f64` where the `f32` square of the
+    /// normal would leave its range, as for [`Triangle::normal`]).
     #[must_use]
     pub fn area(&self) -> Real {
-        0.5 * self.scaled_normal().norm()
+        let n = self.scaled_normal();
+        let nn = n.norm_squared();
+        if (Real::MIN_POSITIVE..=Real::MAX).contains(&nn) {
+            return 0.5 * nn.sqrt();
+        }
+        (0.5 * self.scaled_normal_wide().norm()) as Real
+    }
+
+    /// `(b − a) × (c − a)` in `f64`.
+    fn scaled_normal_wide(&self) -> nalgebra::Vector3<f64> {
+        let (a, b, c) = (
+            self.a.cast::<f64>(),
+            self.b.cast::<f64>(),
+            self.c.cast::<f64>(),
+        );
+        (b - a).cross(&(c - a))
     }
 
     /// True when the triangle has zero area: its vertices are collinear in floating point.
