@@ -600,9 +600,32 @@ fn tiny_and_huge_meshes_keep_their_hits() {
             .collect::<Vec<bool>>()
     };
     let unit = answers(1.0);
-    // Powers of two scale exactly, so the answers must be identical.
-    assert_eq!(answers(1.0 / 16384.0), unit);
-    assert_eq!(answers(16384.0), unit);
+    // Powers of two scale exactly, so the answers must be identical. At
+    // 2^-40 (about 1e-12) the normals' squared lengths underflow `f32`:
+    // such triangles were flagged unhittable, and every ray missed.
+    for exponent in [-40, -36, -14, 14, 40] {
+        let scale = (2.0 as Real).powi(exponent);
+        assert_eq!(answers(scale), unit, "scale 2^{exponent}");
+    }
+}
+
+#[test]
+fn tiny_triangles_have_unit_normals_and_areas() {
+    for exponent in [-60, -40, -20, 0, 20, 40, 60] {
+        let s = (2.0 as Real).powi(exponent);
+        let tri = Triangle::new(
+            Point::origin(),
+            Point::new(s, 0.0, 0.0),
+            Point::new(0.0, s, 0.0),
+        );
+        assert_eq!(tri.normal(), Some(Vector::z()), "2^{exponent}");
+        let expected = 0.5 * f64::from(s) * f64::from(s);
+        let area = f64::from(tri.area());
+        assert!(
+            (area - expected).abs() <= 1e-6 * expected || (expected > 3e38 && area.is_infinite()),
+            "2^{exponent}: {area} against {expected}"
+        );
+    }
 }
 
 #[test]
@@ -843,6 +866,68 @@ fn deformed_trees_answer_as_fresh_builds() {
                 fresh.closest_point(q),
                 "{name}: nearest point"
             );
+        }
+    }
+}
+
+#[test]
+fn spans_starting_before_their_origin_find_the_hits_behind_it() {
+    // Box tests pad a slab's exit outwards; a negative exit scaled up
+    // moved inwards instead, so the flat boxes of axis-aligned triangles
+    // were missed behind the origin (a triangle at z = 0 seen from z = 5
+    // over t in [-10, 10] gave nothing, while a sphere answered).
+    let flat = common::triangle_soup(&[[[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [0.0, 1.0, 0.0]]]);
+    let cube = TriMesh::cuboid(Point::new(-0.5, -0.5, -0.5), Point::new(0.5, 0.5, 0.5));
+    let ray = Ray::new(Point::new(0.1, -0.2, 5.0), Vector::z());
+    for (mesh, first, hits) in [(&flat, -5.0, 1), (&cube, -5.5, 2)] {
+        let aabb = MeshTree::<Aabb>::new(mesh.clone());
+        let obb = MeshTree::<PackedObb>::new(mesh.clone());
+        let mut scene = boxtree::Scene::new();
+        scene
+            .add(aabb.clone(), Isometry::identity())
+            .expect("finite pose");
+        scene.update();
+        for span in [
+            ray.span(-10.0, 10.0),
+            ray.span(-10.0, -1.0),
+            ray.span(Real::NEG_INFINITY, 0.0),
+        ] {
+            assert_eq!(aabb.closest_hit(span).map(|h| h.t), Some(first));
+            assert_eq!(obb.closest_hit(span).map(|h| h.t), Some(first));
+            assert!(aabb.any_hit(span).is_some() && obb.any_hit(span).is_some());
+            assert_eq!(aabb.all_hits(span).len(), hits);
+            let everything = boxtree::Filter::everything();
+            assert_eq!(
+                scene.closest_hit(span, &everything).map(|h| h.hit.t),
+                Some(first)
+            );
+            assert!(scene.any_hit(span, &everything).is_some());
+            assert_eq!(scene.all_hits(span, &everything).len(), hits);
+        }
+    }
+    // Against the brute force, on every mesh kind, rays over [-4, 4].
+    let mut rng = SplitMix(161);
+    for (name, mesh) in meshes() {
+        let triangles: Vec<Triangle> = mesh.triangles().collect();
+        let tree = MeshTree::<Aabb>::new(mesh.clone());
+        let obb = MeshTree::<PackedObb>::new(mesh.clone());
+        let bounds = mesh.aabb();
+        let (center, half) = (bounds.center(), bounds.half_extents());
+        for _ in 0..2000 {
+            let origin = center + rng.point(1.0).coords.component_mul(&half);
+            let direction = rng.point(1.0).coords.component_mul(&half) * 0.5;
+            let ray = Ray::new(origin, direction);
+            let expected = WatertightRay::new(&ray)
+                .and_then(|prepared| brute_closest_prepared(&triangles, prepared, -4.0, 4.0));
+            let span = ray.span(-4.0, 4.0);
+            let got = tree.closest_hit(span).map(|h| (h.t, h.triangle));
+            assert_eq!(got, expected, "{name}: {span:?}");
+            assert_eq!(
+                obb.closest_hit(span).map(|h| (h.t, h.triangle)),
+                expected,
+                "{name}"
+            );
+            assert_eq!(tree.any_hit(span).is_some(), expected.is_some(), "{name}");
         }
     }
 }

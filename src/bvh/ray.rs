@@ -14,6 +14,25 @@ use crate::shape::Ray;
 pub(crate) const EXIT_PADDING: Real =
     1.0 + 2.0 * (3.0 * Real::EPSILON * 0.5) / (1.0 - 3.0 * Real::EPSILON * 0.5);
 
+/// The same padding for a negative exit, which must grow towards zero:
+/// `(1 − γ₃) / (1 + γ₃)` bounds the ratio of the two rounded parameters'
+/// errors there, less `2u` for the product's own rounding.
+const NEGATIVE_EXIT_PADDING: Real = 2.0 - EXIT_PADDING - Real::EPSILON;
+
+/// `exit` moved outwards by the slab parameters' rounding (Ize 2013): up
+/// for a positive exit, towards zero for a negative one. Spans starting
+/// before their origin (`t_min < 0`) have negative exits; scaled as
+/// positive ones they shrank, and boxes of zero thickness (a flat
+/// triangle's, along an axis) were missed.
+#[inline(always)]
+pub(crate) fn padded_exit(exit: Real) -> Real {
+    exit * if exit < 0.0 {
+        NEGATIVE_EXIT_PADDING
+    } else {
+        EXIT_PADDING
+    }
+}
+
 /// A ray with what box tests need precomputed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TraversalRay {
@@ -64,6 +83,6 @@ impl TraversalRay {
             enter = if t_near > enter { t_near } else { enter };
             exit = if t_far < exit { t_far } else { exit };
         }
-        (enter <= exit * EXIT_PADDING).then_some(enter)
+        (enter <= padded_exit(exit)).then_some(enter)
     }
 }

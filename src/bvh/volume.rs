@@ -7,7 +7,7 @@
 //! (Gottschalk 1996 splits along the longest axis of the node's own box).
 
 use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, PackedObb, Rss, Sphere};
-use crate::bvh::ray::EXIT_PADDING;
+use crate::bvh::ray::padded_exit;
 use crate::bvh::{BuildOptions, Bvh, TraversalRay, WideLayout};
 use crate::fit::{
     CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, packed_obb_with_axes,
@@ -541,7 +541,7 @@ where
             enter = enter.max(t0.min(t1));
             exit = exit.min(t0.max(t1));
         }
-        (enter <= exit * EXIT_PADDING).then_some(enter)
+        (enter <= padded_exit(exit)).then_some(enter)
     }
 }
 

@@ -24,7 +24,7 @@ pub struct MeshTree<V> {
     /// contiguous memory instead of chasing ids → indices → vertices,
     /// stored by axis for the 4-lane ray test (48 bytes each) with their
     /// ids and a flag that is false for triangles that can never be hit
-    /// (exactly collinear vertices, or a normal that underflows): decided
+    /// (zero `f32` normal, or exactly collinear vertices): decided
     /// once here so the ray kernels' hit paths skip the exact predicates,
     /// and kept in the triangle's own lines so a hit reads no other memory.
     leaf_triangles: PageArray<TriangleLanes>,
@@ -100,6 +100,17 @@ impl<V: BoundingVolume> MeshTree<V> {
     #[must_use]
     pub(crate) fn wide(&self) -> Option<&WideLayout> {
         self.wide.as_ref()
+    }
+
+    /// The wide layout for a raycast whose range starts at `t_min`: only
+    /// for `t_min ≥ 0`. Its box tests pad exits as positive parameters (one
+    /// multiply on every node's critical path); spans starting before their
+    /// origin descend the binary tree, whose test pads exits of either sign
+    /// (`bvh::ray::padded_exit`).
+    #[must_use]
+    #[inline(always)]
+    pub(crate) fn wide_for(&self, t_min: Real) -> Option<&WideLayout> {
+        self.wide.as_ref().filter(|_| t_min >= 0.0)
     }
 
     /// Bytes of the 8-wide AABB layout that rays, shape casts and point

@@ -218,7 +218,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         // On an 8-wide layout and an AVX2 CPU, the whole query, set-up
         // included, runs as AVX2 code (the set-up in SSE code cost a few
         // percent).
-        if let Some(wide) = self.wide()
+        if let Some(wide) = self.wide_for(t_min)
             && let Some(avx2) = Avx2::detect()
         {
             return span_scalars!(any_hit_avx2(avx2, self, wide, ray, end, t_min, t_max, skip));
@@ -237,7 +237,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         t_min: Real,
         t_max: Real,
     ) -> Option<RayHit> {
-        if let Some(wide) = self.wide()
+        if let Some(wide) = self.wide_for(t_min)
             && let Some(avx2) = Avx2::detect()
         {
             return span_scalars!(closest_hit_avx2(avx2, self, wide, ray, end, t_min, t_max));
@@ -270,8 +270,8 @@ impl<V: BoundingVolume> MeshTree<V> {
     }
 
     /// The ray's hit on the triangle at leaf position `k` within the ray's
-    /// range (ends decided exactly) and with `t` up to `t_cap`. Triangles that can never be hit (zero area, or a normal
-    /// that underflows) are ruled out by the flag `MeshTree` keeps, read
+    /// range (ends decided exactly) and with `t` up to `t_cap`. Triangles that can never be hit (a zero `f32` normal,
+    /// or exactly collinear vertices) are ruled out by the flag `MeshTree` keeps, read
     /// only on the hit path, so the exact predicates never run per query.
     #[inline(always)]
     pub(crate) fn leaf_hit<const CAREFUL: bool>(
@@ -399,7 +399,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         ray: &PreparedRay,
         skip: impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
-        if let Some(wide) = self.wide() {
+        if let Some(wide) = self.wide_for(ray.t_min) {
             self.wide_any_hit(wide, ray, &skip)
         } else {
             self.binary_any_hit(ray, &skip)
@@ -446,7 +446,7 @@ impl<V: BoundingVolume> MeshTree<V> {
 
     /// The closest-hit kernel: nearer child first, entries beyond the current hit dropped.
     pub(crate) fn closest_hit_prepared(&self, ray: &PreparedRay) -> Option<RayHit> {
-        let closest = if let Some(wide) = self.wide() {
+        let closest = if let Some(wide) = self.wide_for(ray.t_min) {
             self.wide_closest_hit(wide, ray)
         } else {
             self.binary_closest_hit(ray)

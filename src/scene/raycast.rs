@@ -97,6 +97,15 @@ impl Scene {
     /// exit (occlusion); `None` when nothing the filter accepts blocks it.
     /// Takes what [`crate::MeshTree::any_hit`] takes, with the same
     /// contract per object (endpoints count; NaN input gives `None`).
+    ///
+    /// Endpoints count in each object's frame: the span is mapped there
+    /// (in `f64`, rounded once), so an end computed in world space as
+    /// `pose * p` from a point `p` on the object's surface touches it only
+    /// where that mapping is exact (the identity rotation or a half turn
+    /// about an axis, with a translation the coordinates can hold); under
+    /// other poses it may land a rounding error off the surface. To aim at
+    /// an object's surface under any pose, map the span into its frame with
+    /// [`Scene::local_span`] and ask its tree.
     #[must_use]
     pub fn any_hit(&self, span: impl Into<RaySpan>, filter: &Filter) -> Option<SceneTriangle> {
         self.any_hit_in(span.into(), filter, None)
@@ -172,6 +181,7 @@ impl Scene {
         let mut best: Option<SceneHit> = None;
         if let Some(top) = self.top()
             && top.wide.fits_array_stack()
+            && span.t_min >= 0.0
         {
             for &(index, world_box) in self.unindexed() {
                 let object = self.objects_table()[index as usize].as_ref().expect("live");
@@ -186,9 +196,10 @@ impl Scene {
                 }
             }
         } else {
-            // A top level too deep for the fixed stack (or none): every
-            // object the ray enters, unordered, each asked only when its
-            // box starts before the best hit so far.
+            // A top level too deep for the fixed stack (or none), or a span
+            // starting before its origin: every object the ray enters,
+            // unordered, each asked only when its box starts before the
+            // best hit so far.
             self.visit_objects(
                 |b: &Aabb| b.ray_entry(&ray, span.t_min, span.t_max).is_some(),
                 |index, object| {
@@ -247,7 +258,13 @@ impl Scene {
         span: &RaySpan,
         visit: impl FnMut(u32, &Object) -> Visit,
     ) -> bool {
-        let Some(top) = self.top().filter(|top| top.wide.fits_array_stack()) else {
+        // The wide top level pads box exits for `t ≥ 0` only (see
+        // `MeshTree::wide_for`); spans starting before their origin take
+        // every object's box test instead.
+        let Some(top) = self
+            .top()
+            .filter(|top| top.wide.fits_array_stack() && span.t_min >= 0.0)
+        else {
             let enter = |b: &Aabb| b.ray_entry(ray, span.t_min, span.t_max).is_some();
             return self.visit_objects(enter, visit);
         };

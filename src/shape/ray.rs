@@ -94,7 +94,10 @@ pub struct RaySpan {
     pub ray: Ray,
     /// The exact point at `t = 1`, for a segment.
     pub end: Option<Point>,
-    /// Start of the range (inclusive).
+    /// Start of the range (inclusive). It may be negative (hits behind the
+    /// origin); such spans descend the binary tree instead of the 8-wide
+    /// layout, whose box tests pad exits for `t ≥ 0` only, so they take a
+    /// few times as long.
     pub t_min: Real,
     /// End of the range (inclusive; may be infinite).
     pub t_max: Real,
