@@ -988,6 +988,13 @@ fn ply_ascii_errors_name_the_line() {
 #[test]
 fn ply_header_errors_name_the_line() {
     let replace = |from: &str, to: &str| ply(PLY_ASCII_HEAD.replacen(from, to, 1).as_bytes());
+    // Faces without vertices: named at the face element's line.
+    assert_error(
+        ply(b"ply\nformat ascii 1.0\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n3 0 1 2\n"),
+        "test.ply",
+        Some(3),
+        "the file has faces but no vertex element",
+    );
     assert_error(
         replace("ascii", "binary_middle_endian"),
         "test.ply",

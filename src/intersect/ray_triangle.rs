@@ -205,9 +205,10 @@ impl WatertightRay {
     ///   ridge or a mesh boundary at its end. Rays starting on a surface
     ///   therefore hit it at `t = 0`; start at `t_min > 0` to leave one.
     /// - Misses: degenerate triangles, a range lying exactly in the
-    ///   triangle's plane (edge-on), culled faces, NaN or infinite
-    ///   coordinates, and coordinates so large (beyond about `1e19` from the
-    ///   origin) that the edge functions overflow.
+    ///   triangle's plane (edge-on), culled faces, zero-length segments,
+    ///   NaN or infinite coordinates, and coordinates so large (beyond
+    ///   about `1e19` from the origin) that the edge functions overflow:
+    ///   every raycast of the crate has that limit.
     #[must_use]
     #[inline(always)]
     pub fn intersect(&self, tri: &Triangle, t_min: Real, t_max: Real) -> Option<TriangleHit> {

@@ -405,10 +405,10 @@ fn layout(path: &Path, header: &Header) -> Result<Layout, MeshError> {
             }
         }
     };
-    if face.is_some() && vertex.is_none() {
+    if let (Some((index, _)), None) = (face, vertex) {
         return Err(file_error(
             path,
-            None,
+            Some(header.elements[index].line),
             "the file has faces but no vertex element",
         ));
     }

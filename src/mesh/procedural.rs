@@ -1,5 +1,11 @@
 //! Procedural meshes: built-in scenes for the demo, tests and benches, so
 //! nothing needs a file. Every generator is deterministic.
+//!
+//! They are conveniences for fixed, sensible arguments: one given a NaN or
+//! infinite size or position, or whose vertices overflow `f32` (sizes near
+//! 1e38), or asked for no triangles, panics with the mesh error it met
+//! (each says so under *Panics*). Meshes from data go through
+//! [`TriMesh::new`], which returns that error instead.
 
 use std::collections::HashMap;
 
@@ -9,6 +15,10 @@ use crate::mesh::TriMesh;
 impl TriMesh {
     /// A closed, outward-oriented icosphere: an icosahedron whose faces are
     /// split `subdivisions` times (20 · 4ⁿ triangles), vertices shared.
+    ///
+    /// # Panics
+    ///
+    /// When an argument is NaN or infinite, or the vertices overflow `f32`.
     #[must_use]
     pub fn icosphere(center: Point, radius: Real, subdivisions: u32) -> TriMesh {
         let t = (1.0 + (5.0 as Real).sqrt()) / 2.0;
@@ -76,6 +86,10 @@ impl TriMesh {
 
     /// A height-field terrain of `cells × cells` quads (2 triangles each) over
     /// `[-size/2, size/2]²`, rolling hills from a few sine waves seeded by `seed`.
+    ///
+    /// # Panics
+    ///
+    /// When an argument is NaN or infinite, or the vertices overflow `f32`.
     #[must_use]
     pub fn terrain(cells: u32, size: Real, height: Real, seed: u64) -> TriMesh {
         let cells = cells.max(1);
@@ -108,6 +122,10 @@ impl TriMesh {
     }
 
     /// A closed box with the given corners (12 triangles, outward-facing).
+    ///
+    /// # Panics
+    ///
+    /// When an argument is NaN or infinite, or the vertices overflow `f32`.
     #[must_use]
     pub fn cuboid(min: Point, max: Point) -> TriMesh {
         let vertices = (0..8)
@@ -125,6 +143,11 @@ impl TriMesh {
 
     /// `count` independent random triangles in `[-extent, extent]³`, each with
     /// edges up to `size`, from a fixed seed (a triangle soup: nothing shared).
+    ///
+    /// # Panics
+    ///
+    /// When `count` is 0 (an empty mesh), or an argument is NaN or
+    /// infinite, or the vertices overflow `f32`.
     #[must_use]
     pub fn random_soup(count: u32, extent: Real, size: Real, seed: u64) -> TriMesh {
         let mut dice = Dice::new(seed);

@@ -44,7 +44,9 @@ pub enum Visibility<B = TriangleId> {
     Visible,
     /// This blocks it (the first one found, not necessarily the nearest).
     Blocked(B),
-    /// The eye or target has a NaN or infinite coordinate: no answer.
+    /// No answer: the eye or target has a NaN or infinite coordinate, or
+    /// the two are so far apart (beyond about 1e38) that the segment's
+    /// length is not finite.
     Invalid,
 }
 
