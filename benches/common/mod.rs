@@ -131,3 +131,59 @@ pub fn time_both(
     group.finish();
     ours_ns.zip(parry_ns)
 }
+
+/// The ratio of `ours`'s time to `theirs`'s, measured in alternation:
+/// `rounds` rounds, each timing both on the same chunk of inputs (the
+/// closures take the round and answer that round's chunk), the order
+/// swapped every round. Returns the median ratio and its quartiles, and
+/// the median time of a round of each (seconds).
+///
+/// Criterion times one function after the other, seconds apart; on a
+/// shared machine whose speed drifts by several percent between such runs
+/// (the raycast bench's rows moved by 7% between two runs of one binary),
+/// their ratio carries that drift. Within a round both see the same state.
+pub fn paired_ratio(
+    rounds: usize,
+    mut ours: impl FnMut(usize) -> usize,
+    mut theirs: impl FnMut(usize) -> usize,
+) -> PairedRatio {
+    let time = |f: &mut dyn FnMut(usize) -> usize, round: usize| {
+        let start = Instant::now();
+        black_box(f(black_box(round)));
+        start.elapsed().as_secs_f64()
+    };
+    // One untimed round each: caches and branch predictors warm.
+    black_box((ours(0), theirs(0)));
+    let mut times: Vec<(f64, f64)> = (0..rounds)
+        .map(|round| {
+            if round % 2 == 0 {
+                let a = time(&mut ours, round);
+                (a, time(&mut theirs, round))
+            } else {
+                let b = time(&mut theirs, round);
+                (time(&mut ours, round), b)
+            }
+        })
+        .collect();
+    let median = |mut v: Vec<f64>, q: f64| {
+        v.sort_by(f64::total_cmp);
+        v[((v.len() - 1) as f64 * q).round() as usize]
+    };
+    let ratios: Vec<f64> = times.iter().map(|(a, b)| a / b).collect();
+    let ratio = [0.5, 0.25, 0.75].map(|q| median(ratios.clone(), q));
+    times.sort_by(|x, y| x.0.total_cmp(&y.0));
+    PairedRatio {
+        ratio,
+        ours: median(times.iter().map(|t| t.0).collect(), 0.5),
+        theirs: median(times.iter().map(|t| t.1).collect(), 0.5),
+    }
+}
+
+/// What [`paired_ratio`] measured.
+pub struct PairedRatio {
+    /// Median, lower and upper quartile of the per-round ratios.
+    pub ratio: [f64; 3],
+    /// Median seconds of a round, ours and theirs.
+    pub ours: f64,
+    pub theirs: f64,
+}
