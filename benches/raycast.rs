@@ -266,57 +266,14 @@ fn bench_mesh(c: &mut Criterion, name: &str, mesh: TriMesh, segments: &[Segment]
     }
     group.finish();
     #[cfg(feature = "embree")]
-    paired_with_embree(name, &aabb, &embree, segments);
-}
-
-/// boxtree's time over Embree's on the same chunks of segments, the two
-/// alternated ([`common::paired_ratio`]): the ratio without the drift
-/// between criterion's rows.
-#[cfg(feature = "embree")]
-fn paired_with_embree(
-    name: &str,
-    aabb: &MeshTree<Aabb>,
-    embree: &embree::EmbreeScene,
-    segments: &[Segment],
-) {
-    const CHUNK: usize = 20_000;
-    let rounds = segments.len() / CHUNK;
-    let chunk = |round: usize| &segments[round * CHUNK..(round + 1) * CHUNK];
-    let any = common::paired_ratio(
-        rounds,
-        |r| any_hits(aabb, chunk(r)),
-        |r| {
-            chunk(r)
-                .iter()
-                .filter(|s| black_box(embree.occluded(black_box(s))))
-                .count()
-        },
-    );
-    let closest = common::paired_ratio(
-        rounds,
-        |r| closest_hits(aabb, chunk(r)),
-        |r| {
-            chunk(r)
-                .iter()
-                .filter(|s| black_box(embree.closest(black_box(s))).is_some())
-                .count()
-        },
-    );
-    let ns = |seconds: f64| seconds * 1e9 / CHUNK as f64;
     println!(
-        "raycast {name} paired with Embree ({rounds} alternating rounds of {CHUNK} segments): \
-             any-hit {:.1} ns against {:.1} ns, {:.3}x Embree's time (quartiles {:.3}-{:.3}); \
-             closest hit {:.1} against {:.1} ns, {:.3}x ({:.3}-{:.3})",
-        ns(any.ours),
-        ns(any.theirs),
-        any.ratio[0],
-        any.ratio[1],
-        any.ratio[2],
-        ns(closest.ours),
-        ns(closest.theirs),
-        closest.ratio[0],
-        closest.ratio[1],
-        closest.ratio[2]
+        "raycast {name} {}",
+        embree::paired_line(
+            &embree,
+            segments,
+            |s| aabb.any_hit(*s).is_some(),
+            |s| aabb.closest_hit(*s).is_some(),
+        )
     );
 }
 

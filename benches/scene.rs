@@ -362,59 +362,17 @@ fn bench_town(c: &mut Criterion) {
     }
     group.finish();
     // The same ratios with the two alternated on the same chunks of
-    // segments (`common::paired_ratio`), free of the drift between rows.
+    // segments, free of the drift between rows.
     #[cfg(feature = "embree")]
-    {
-        const CHUNK: usize = 20_000;
-        let rounds = segments.len() / CHUNK;
-        let chunk = |round: usize| &segments[round * CHUNK..(round + 1) * CHUNK];
-        let any = common::paired_ratio(
-            rounds,
-            |r| {
-                chunk(r)
-                    .iter()
-                    .filter(|s| black_box(scene.any_hit(*black_box(s), &everything)).is_some())
-                    .count()
-            },
-            |r| {
-                chunk(r)
-                    .iter()
-                    .filter(|s| black_box(embree.occluded(black_box(s))))
-                    .count()
-            },
-        );
-        let closest = common::paired_ratio(
-            rounds,
-            |r| {
-                chunk(r)
-                    .iter()
-                    .filter(|s| black_box(scene.closest_hit(*black_box(s), &everything)).is_some())
-                    .count()
-            },
-            |r| {
-                chunk(r)
-                    .iter()
-                    .filter(|s| black_box(embree.closest(black_box(s))).is_some())
-                    .count()
-            },
-        );
-        let ns = |seconds: f64| seconds * 1e9 / CHUNK as f64;
-        println!(
-            "scene town paired with Embree ({rounds} alternating rounds of {CHUNK} segments): \
-             any-hit {:.1} ns against {:.1} ns, {:.3}x Embree's time (quartiles {:.3}-{:.3}); \
-             closest hit {:.1} against {:.1} ns, {:.3}x ({:.3}-{:.3})",
-            ns(any.ours),
-            ns(any.theirs),
-            any.ratio[0],
-            any.ratio[1],
-            any.ratio[2],
-            ns(closest.ours),
-            ns(closest.theirs),
-            closest.ratio[0],
-            closest.ratio[1],
-            closest.ratio[2]
-        );
-    }
+    println!(
+        "scene town {}",
+        embree::paired_line(
+            &embree,
+            segments,
+            |s| scene.any_hit(*s, &everything).is_some(),
+            |s| scene.closest_hit(*s, &everything).is_some(),
+        )
+    );
 
     // Third-person cameras: a boom from head height 4 m back (away from the
     // segment's target) and 2 m up, a 0.3 m lens, 100,000 of them.

@@ -454,22 +454,22 @@ fn meshes_far_apart_at_large_and_small_scales_keep_their_distance() {
     }
 }
 
+/// The unit right triangle in the xy plane.
+const FACE: [[Real; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+
+/// An AABB tree over one triangle.
+fn one_triangle(triangle: [[Real; 3]; 3]) -> MeshTree<Aabb> {
+    MeshTree::new(common::triangle_soup(&[triangle]))
+}
+
 #[test]
 fn needles_through_a_face_touch_it_in_either_order() {
     // A zero-area triangle (the segment x in [0, 2]) placed across a face:
     // mapped into the face's frame its rounded vertices have an area, so
     // it was measured as a proper triangle, apart, while the other order
     // (the face mapped into the needle's frame) answered 0.
-    let face = MeshTree::<Aabb>::new(common::triangle_soup(&[[
-        [0.0, 0.0, 0.0],
-        [1.0, 0.0, 0.0],
-        [0.0, 1.0, 0.0],
-    ]]));
-    let stick = MeshTree::<Aabb>::new(common::triangle_soup(&[[
-        [0.0, 0.0, 0.0],
-        [1.0, 0.0, 0.0],
-        [2.0, 0.0, 0.0],
-    ]]));
+    let face = one_triangle(FACE);
+    let stick = one_triangle([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]]);
     for ([w, i, j, k], [x, y, z]) in [
         (
             [-0.10253392, 0.49695265, 0.042815253, -0.8606345],
@@ -508,18 +508,14 @@ fn tolerance_queries_hold_for_needles_and_slivers() {
     // The plane of a needle or a sliver, mapped into the other mesh's
     // frame, is rounding noise and no lower bound: `is_within` refused
     // distances up to 55 times the true one.
-    let face = MeshTree::<Aabb>::new(common::triangle_soup(&[[
-        [0.0, 0.0, 0.0],
-        [1.0, 0.0, 0.0],
-        [0.0, 1.0, 0.0],
-    ]]));
+    let face = one_triangle(FACE);
     let mut rng = SplitMix(77);
     for thin in [
         [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]],
         [[-1.0, -1.0, 0.2], [1.0, 1.0, 0.2], [1.0, 1.000001, 0.2]],
     ] {
-        let mesh = common::triangle_soup(&[thin]);
-        let thin_tree = MeshTree::<Aabb>::new(mesh.clone());
+        let thin_tree = one_triangle(thin);
+        let mesh = thin_tree.mesh().clone();
         for _ in 0..3000 {
             let pose_b = pose(&mut rng, 1.5);
             let (pa, pb) = (face.placed(Isometry::identity()), thin_tree.placed(pose_b));

@@ -5,6 +5,7 @@
 #![allow(unsafe_code, dead_code)]
 
 use std::ffi::c_void;
+use std::hint::black_box;
 
 use boxtree::math::Isometry;
 use boxtree::{Segment, TriMesh};
@@ -263,4 +264,57 @@ impl Drop for EmbreeScene {
             rtcReleaseDevice(self.device);
         }
     }
+}
+
+/// boxtree's any-hit and closest hit (`any`, `closest`: whether a segment
+/// hits) beside Embree's on the same segments, the two alternated in
+/// rounds of 20,000 ([`crate::common::paired_ratio`]): a line with both
+/// medians per query and the ratio, free of the drift between
+/// criterion's rows.
+pub fn paired_line(
+    embree: &EmbreeScene,
+    segments: &[Segment],
+    any: impl Fn(&Segment) -> bool,
+    closest: impl Fn(&Segment) -> bool,
+) -> String {
+    const CHUNK: usize = 20_000;
+    let rounds = segments.len() / CHUNK;
+    let chunk = |round: usize| &segments[round * CHUNK..(round + 1) * CHUNK];
+    let occluded = |s: &Segment| embree.occluded(s);
+    let nearest = |s: &Segment| embree.closest(s).is_some();
+    let pairs = [
+        crate::common::paired_ratio(
+            rounds,
+            |r| hits(chunk(r), &any),
+            |r| hits(chunk(r), &occluded),
+        ),
+        crate::common::paired_ratio(
+            rounds,
+            |r| hits(chunk(r), &closest),
+            |r| hits(chunk(r), &nearest),
+        ),
+    ];
+    let ns = |seconds: f64| seconds * 1e9 / CHUNK as f64;
+    let [any, closest] = pairs.map(|p| {
+        format!(
+            "{:.1} ns against {:.1} ns, {:.3}x Embree's time (quartiles {:.3}-{:.3})",
+            ns(p.ours),
+            ns(p.theirs),
+            p.ratio[0],
+            p.ratio[1],
+            p.ratio[2]
+        )
+    });
+    format!(
+        "paired with Embree ({rounds} alternating rounds of {CHUNK} segments): \
+         any-hit {any}; closest hit {closest}"
+    )
+}
+
+/// How many of `segments` `hit` says hit, each through `black_box`.
+fn hits(segments: &[Segment], hit: &impl Fn(&Segment) -> bool) -> usize {
+    segments
+        .iter()
+        .filter(|s| black_box(hit(black_box(s))))
+        .count()
 }
