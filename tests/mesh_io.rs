@@ -912,6 +912,27 @@ fn ply_ascii_errors_name_the_line() {
         Some(15),
         "face 1: face refers to vertex 4 but the file has 4",
     );
+    // One item per line: a body read as a token stream loaded these with
+    // every later value shifted.
+    let shifted = |body: &str| ply(format!("{PLY_ASCII_HEAD}{body}").as_bytes());
+    assert_error(
+        shifted("0 0\n1 0 0 0\n1 1 0\n0 1 0\n3 0 1 2\n3 0 2 3\n"),
+        "test.ply",
+        Some(11),
+        "vertex 0: line 10 ends before the item does (it goes on on line 11)",
+    );
+    assert_error(
+        shifted("0 0 0 1\n0 0 1 1\n0 0 1 0\n3 0 1 2\n3 0 2 3\n"),
+        "test.ply",
+        Some(10),
+        "vertex 1: line 10 holds more values than one item has",
+    );
+    assert_error(
+        shifted("0 0 0\n1 0 0\n1 1 0\n0 1 0\n3 0 1 2 3 0 2 3\n"),
+        "test.ply",
+        Some(14),
+        "face 1: line 14 holds more values than one item has",
+    );
     assert_error(
         with("3 0 1 2\n3 0 -2 3\n"),
         "test.ply",

@@ -113,6 +113,30 @@ fn trees_of_every_saved_kind_answer_as_before_after_a_round_trip() {
 }
 
 #[test]
+fn oriented_boxes_padded_past_the_largest_float_load_again() {
+    // Vertices at ±f32::MAX: the fit's rounding pad takes the root's
+    // half-extents to +∞ (a box holding every finite point), which the
+    // loader refused as "not a well-formed volume".
+    let wide = TriMesh::new(
+        vec![
+            Point::new(-f32::MAX, 0.0, 0.0),
+            Point::new(f32::MAX, 0.0, 0.0),
+            Point::new(0.0, 1.0, 0.0),
+        ],
+        vec![[0, 1, 2]],
+    )
+    .expect("finite");
+    fn check<V: SavedVolume + PartialEq + std::fmt::Debug>(tree: MeshTree<V>) {
+        let loaded = MeshTree::<V>::from_saved_bytes(&tree.to_saved_bytes()).expect("loads");
+        assert_eq!(loaded.bvh(), tree.bvh());
+        let s = Segment::new(Point::new(0.0, 0.5, 1.0), Point::new(0.0, 0.5, -1.0));
+        assert_eq!(loaded.any_hit(s), tree.any_hit(s));
+    }
+    check(MeshTree::<PackedObb>::new(wide.clone()));
+    check(MeshTree::<Obb>::new(wide));
+}
+
+#[test]
 fn meshes_round_trip_and_keep_every_vertex_bit() {
     let mesh = data_mesh("rob.obj");
     let bytes = mesh.to_saved_bytes();

@@ -181,6 +181,8 @@ pub(super) fn parse(path: &Path, bytes: &[u8]) -> Result<TriMesh, MeshError> {
         Encoding::Ascii => {
             let mut reader = AsciiReader {
                 tokens: Tokens::new(body, header.body_line),
+                item_line: None,
+                last_line: 0,
             };
             let mesh = read_body(path, &header, &layout, &mut reader)?;
             if let Some(extra) = reader.tokens.next() {
@@ -449,14 +451,23 @@ fn check_counts(path: &Path, header: &Header, body_len: usize) -> Result<(), Mes
 trait Reader {
     /// The next value of type `ty` (integers are exact in `f64`).
     fn scalar(&mut self, ty: Scalar) -> Result<f64, String>;
+    /// Marks the end of an element's item (a vertex, a face).
+    fn end_item(&mut self) {}
     /// Fails unless `count` items of type `ty` could still follow.
     fn check_list(&self, count: usize, ty: Scalar) -> Result<(), String>;
     /// The error for `message` at the current place.
     fn error(&self, path: &Path, message: String) -> MeshError;
 }
 
+/// The ASCII body, one item per line: an item read across lines, or a
+/// line holding more than one item, is an error naming the line (read as a
+/// plain token stream, such a body loaded with its values shifted).
 struct AsciiReader<'a> {
     tokens: Tokens<'a>,
+    /// The line of the item being read, once its first value is.
+    item_line: Option<usize>,
+    /// The line of the last item read.
+    last_line: usize,
 }
 
 impl Reader for AsciiReader<'_> {
@@ -464,6 +475,22 @@ impl Reader for AsciiReader<'_> {
         let Some(token) = self.tokens.next() else {
             return Err("unexpected end of file".into());
         };
+        match self.item_line {
+            None if token.line == self.last_line => {
+                return Err(format!(
+                    "line {} holds more values than one item has",
+                    token.line
+                ));
+            }
+            None => self.item_line = Some(token.line),
+            Some(line) if line != token.line => {
+                return Err(format!(
+                    "line {line} ends before the item does (it goes on on line {})",
+                    token.line
+                ));
+            }
+            Some(_) => {}
+        }
         match (ty, ty.integer_range()) {
             (Scalar::F32, _) => parse_f32(token.text).map(f64::from),
             (_, None) => parse_f64(token.text),
@@ -475,6 +502,12 @@ impl Reader for AsciiReader<'_> {
                     Err(format!("{value} is out of range for {}", ty.name()))
                 }
             }
+        }
+    }
+
+    fn end_item(&mut self) {
+        if let Some(line) = self.item_line.take() {
+            self.last_line = line;
         }
     }
 
@@ -627,6 +660,7 @@ fn read_body(
                 }
                 vertices.push(Point::new(p[0], p[1], p[2]));
             }
+            reader.end_item();
         }
     }
     Ok((vertices, triangles))

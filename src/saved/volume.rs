@@ -35,6 +35,13 @@ fn finite(w: &[u32]) -> bool {
     w.iter().all(|&b| real(b).is_finite())
 }
 
+/// Half-extents a build makes: not negative, not NaN, and possibly `+∞`,
+/// which the fit's rounding pad reaches for coordinates near `f32::MAX`
+/// (such a box holds every finite point, so queries stay conservative).
+fn extents(half_extents: &Vector) -> bool {
+    half_extents.iter().all(|&h| h >= 0.0)
+}
+
 fn point(w: &[u32]) -> Point {
     Point::new(real(w[0]), real(w[1]), real(w[2]))
 }
@@ -78,7 +85,7 @@ impl SavedVolume for Obb {
 
     fn from_words(w: &[u32]) -> Option<Self> {
         let half_extents = vector(&w[12..15]);
-        (finite(w) && half_extents.iter().all(|&h| h >= 0.0)).then(|| Obb {
+        (finite(&w[..12]) && extents(&half_extents)).then(|| Obb {
             center: point(&w[0..3]),
             axes: Matrix::from_iterator(w[3..12].iter().map(|&b| real(b))),
             half_extents,
@@ -106,7 +113,8 @@ impl SavedVolume for PackedObb {
         let half_extents = vector(&w[3..6]);
         let rotation = [real(w[6]), real(w[7]), real(w[8])];
         let unit = rotation.iter().map(|r| r * r).sum::<f32>() <= 1.0 + 1e-5;
-        (finite(w) && unit && half_extents.iter().all(|&h| h >= 0.0))
+        let placed = finite(&w[0..3]) && finite(&w[6..9]);
+        (placed && unit && extents(&half_extents))
             .then(|| PackedObb::new(point(&w[0..3]), half_extents, rotation))
     }
 }
