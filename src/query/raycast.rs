@@ -178,7 +178,6 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// The same holds for every raycast of this type, OBB and AABB trees,
     /// single queries and batches. NaN or infinite input gives `None`.
     #[must_use]
-    #[inline(always)]
     pub fn any_hit(&self, span: impl Into<RaySpan>) -> Option<TriangleId> {
         let span = span.into();
         self.any_hit_query(&span.ray, span.end, span.t_min, span.t_max, &|_| false)
@@ -187,7 +186,6 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// The closest hit along the span (ties at equal `t` go to the lower
     /// triangle id, so answers do not depend on the tree's shape).
     #[must_use]
-    #[inline(always)]
     pub fn closest_hit(&self, span: impl Into<RaySpan>) -> Option<RayHit> {
         let span = span.into();
         self.closest_hit_query(&span.ray, span.end, span.t_min, span.t_max)
@@ -225,22 +223,6 @@ impl<V: BoundingVolume> MeshTree<V> {
         {
             return span_scalars!(any_hit_avx2(avx2, self, wide, ray, end, t_min, t_max, skip));
         }
-        self.any_hit_elsewhere(ray, end, t_min, t_max, skip)
-    }
-
-    /// [`MeshTree::any_hit_query`] off the AVX2 path (binary trees, other
-    /// CPUs, spans starting before their origin), out of line: the public
-    /// entries inline into their callers, so that the span's coordinates
-    /// reach the AVX2 entry straight from where the caller keeps them.
-    #[inline(never)]
-    fn any_hit_elsewhere(
-        &self,
-        ray: &Ray,
-        end: Option<Point>,
-        t_min: Real,
-        t_max: Real,
-        skip: &impl Fn(TriangleId) -> bool,
-    ) -> Option<TriangleId> {
         let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
         self.any_hit_prepared(&prepared, skip)
     }
@@ -260,19 +242,6 @@ impl<V: BoundingVolume> MeshTree<V> {
         {
             return span_scalars!(closest_hit_avx2(avx2, self, wide, ray, end, t_min, t_max));
         }
-        self.closest_hit_elsewhere(ray, end, t_min, t_max)
-    }
-
-    /// [`MeshTree::closest_hit_query`] off the AVX2 path, out of line (see
-    /// [`MeshTree::any_hit_elsewhere`]).
-    #[inline(never)]
-    fn closest_hit_elsewhere(
-        &self,
-        ray: &Ray,
-        end: Option<Point>,
-        t_min: Real,
-        t_max: Real,
-    ) -> Option<RayHit> {
         let prepared = PreparedRay::with_end(ray, end, t_min, t_max)?;
         self.closest_hit_prepared(&prepared)
     }
