@@ -96,8 +96,7 @@ pub struct RaySpan {
     pub end: Option<Point>,
     /// Start of the range (inclusive). It may be negative (hits behind the
     /// origin); such spans descend the binary tree instead of the 8-wide
-    /// layout, whose box tests pad exits for `t ≥ 0` only, so they take a
-    /// few times as long.
+    /// layout, whose box tests pad exits for `t ≥ 0` only, and take longer.
     pub t_min: Real,
     /// End of the range (inclusive; may be infinite).
     pub t_max: Real,
