@@ -33,6 +33,15 @@ pub fn is_finite_vector(v: &Vector) -> bool {
     v.iter().all(|c| c.is_finite())
 }
 
+/// `|a − b|²` of the `f32` difference, squared and summed in `f64`: in
+/// `f32` it rounds to 0 below about 1e-22 and overflows above about 1.8e19,
+/// so comparisons of tiny or huge distances need it.
+#[must_use]
+#[inline(always)]
+pub(crate) fn distance_squared_wide(a: &Point, b: &Point) -> f64 {
+    (a - b).cast::<f64>().norm_squared()
+}
+
 /// Bits of an id carried per float by [`id_to_lanes`].
 const ID_BITS_PER_LANE: u32 = 23;
 /// Bits of the high float's mantissa that [`id_to_lanes`] leaves at zero

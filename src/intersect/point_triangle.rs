@@ -9,6 +9,8 @@
 //! plane. A degenerate triangle is thereby treated as the segment or point it
 //! is, and no input produces NaN from finite coordinates.
 
+use nalgebra::Point3;
+
 use crate::math::{Point, Real};
 use crate::shape::Triangle;
 
@@ -145,77 +147,58 @@ fn ratio(num: Real, den: Real) -> Real {
 /// once, at the end.
 #[inline(never)]
 fn closest_point_robust(p: &Point, tri: &Triangle) -> TriangleClosestPoint {
-    let wide = |q: &Point| [f64::from(q.x), f64::from(q.y), f64::from(q.z)];
-    let (p, a, b, c) = (wide(p), wide(&tri.a), wide(&tri.b), wide(&tri.c));
+    let (p, a, b, c) = (
+        p.cast::<f64>(),
+        tri.a.cast::<f64>(),
+        tri.b.cast::<f64>(),
+        tri.c.cast::<f64>(),
+    );
     // Edge ab, bc, ca with the barycentric weights `[w, u, v]` of each end.
     let (ab, t_ab) = closest_on_segment(&p, &a, &b);
     let (bc, t_bc) = closest_on_segment(&p, &b, &c);
     let (ca, t_ca) = closest_on_segment(&p, &c, &a);
     let mut best = (ab, [1.0 - t_ab, t_ab, 0.0]);
-    let mut best_d = distance_squared(&best.0, &p);
+    let mut best_d = (best.0 - p).norm_squared();
     for candidate in [(bc, [0.0, 1.0 - t_bc, t_bc]), (ca, [t_ca, 0.0, 1.0 - t_ca])] {
-        let d = distance_squared(&candidate.0, &p);
+        let d = (candidate.0 - p).norm_squared();
         if d < best_d {
             best = candidate;
             best_d = d;
         }
     }
-    let (e1, e2, ap) = (sub(&b, &a), sub(&c, &a), sub(&p, &a));
-    let n = cross(&e1, &e2);
-    let nn = dot(&n, &n);
+    let (e1, e2, ap) = (b - a, c - a, p - a);
+    let n = e1.cross(&e2);
+    let nn = n.norm_squared();
     if nn > 0.0 {
         // Barycentric weights of the projection of p onto the plane.
-        let u = dot(&n, &cross(&ap, &e2)) / nn;
-        let v = dot(&n, &cross(&e1, &ap)) / nn;
+        let u = n.dot(&ap.cross(&e2)) / nn;
+        let v = n.dot(&e1.cross(&ap)) / nn;
         let w = 1.0 - u - v;
         if u >= 0.0 && v >= 0.0 && w >= 0.0 {
-            let inside = std::array::from_fn(|i| a[i] + e1[i] * u + e2[i] * v);
-            if distance_squared(&inside, &p) < best_d {
+            let inside = a + e1 * u + e2 * v;
+            if (inside - p).norm_squared() < best_d {
                 best = (inside, [w, u, v]);
             }
         }
     }
-    let ([x, y, z], [w, u, v]) = best;
+    let (point, [w, u, v]) = best;
     TriangleClosestPoint {
-        point: Point::new(x as Real, y as Real, z as Real),
+        point: point.cast::<Real>(),
         u: u as Real,
         v: v as Real,
         w: w as Real,
     }
 }
 
-type Wide3 = [f64; 3];
-
-fn sub(p: &Wide3, q: &Wide3) -> Wide3 {
-    std::array::from_fn(|i| p[i] - q[i])
-}
-
-fn dot(p: &Wide3, q: &Wide3) -> f64 {
-    p[0] * q[0] + p[1] * q[1] + p[2] * q[2]
-}
-
-fn cross(p: &Wide3, q: &Wide3) -> Wide3 {
-    [
-        p[1] * q[2] - p[2] * q[1],
-        p[2] * q[0] - p[0] * q[2],
-        p[0] * q[1] - p[1] * q[0],
-    ]
-}
-
-fn distance_squared(p: &Wide3, q: &Wide3) -> f64 {
-    let d = sub(p, q);
-    dot(&d, &d)
-}
-
 /// The point of segment `s0 s1` closest to `p` and its parameter from `s0`
 /// (0 for a zero-length segment). Ericson §5.1.2.
-fn closest_on_segment(p: &Wide3, s0: &Wide3, s1: &Wide3) -> (Wide3, f64) {
-    let d = sub(s1, s0);
-    let len2 = dot(&d, &d);
+fn closest_on_segment(p: &Point3<f64>, s0: &Point3<f64>, s1: &Point3<f64>) -> (Point3<f64>, f64) {
+    let d = s1 - s0;
+    let len2 = d.norm_squared();
     let t = if len2 > 0.0 {
-        (dot(&d, &sub(p, s0)) / len2).clamp(0.0, 1.0)
+        (d.dot(&(p - s0)) / len2).clamp(0.0, 1.0)
     } else {
         0.0
     };
-    (std::array::from_fn(|i| s0[i] + d[i] * t), t)
+    (s0 + d * t, t)
 }

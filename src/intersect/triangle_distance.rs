@@ -11,7 +11,7 @@
 //! point found where an edge of one crosses the other.
 
 use crate::intersect::{segment_triangle, triangles_overlap};
-use crate::math::{Point, Real, Vector};
+use crate::math::{Point, Real, Vector, distance_squared_wide};
 use crate::shape::{Segment, Triangle};
 use nalgebra::{RealField, Vector3};
 
@@ -156,8 +156,9 @@ pub(crate) fn triangle_distance_knowing(
     // onto itself: meshes 1e10 apart measured 0.
     let (n1, n2) = (t1.scaled_normal(), t2.scaled_normal());
     let (nn1, nn2) = (n1.norm_squared(), n2.norm_squared());
-    let out_of_range = |nn: Real| (nn > 0.0 && nn < Real::MIN_POSITIVE) || !(nn <= Real::MAX);
-    if out_of_range(nn1) || out_of_range(nn2) {
+    // Zero (a degenerate triangle, which has no face) or a normal number.
+    let in_range = |nn: Real| nn == 0.0 || nn.is_normal();
+    if !(in_range(nn1) && in_range(nn2)) {
         return nearest_pair_wide(t1, t2, &e1, &e2, overlapping);
     }
     let mut best = TriangleDistance {
@@ -194,8 +195,7 @@ pub(crate) fn triangle_distance_knowing(
             offer(c.c1, c.c2);
         }
     }
-    let in_range = (Real::MIN_POSITIVE..=Real::MAX).contains(&best.distance);
-    if !in_range && !overlapping {
+    if !best.distance.is_normal() && !overlapping {
         return nearest_pair_wide(t1, t2, &e1, &e2, overlapping);
     }
     TriangleDistance {
@@ -223,8 +223,7 @@ fn nearest_pair_wide(
 ) -> TriangleDistance {
     let mut best = (f64::INFINITY, t1.a, t2.a);
     let mut offer = |p1: Point, p2: Point| {
-        let d = p1 - p2;
-        let d2 = [d.x, d.y, d.z].iter().map(|&x| f64::from(x).powi(2)).sum();
+        let d2 = distance_squared_wide(&p1, &p2);
         if d2 < best.0 {
             best = (d2, p1, p2);
         }

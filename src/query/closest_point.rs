@@ -17,7 +17,7 @@ use crate::bvh::{
     nearest_first, stack_items,
 };
 use crate::intersect::closest_point_on_triangle;
-use crate::math::{Point, Real, is_finite_point};
+use crate::math::{Point, Real, distance_squared_wide, is_finite_point};
 use crate::mesh::TriangleId;
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::frame::LocalFrame;
@@ -133,11 +133,7 @@ impl Nearest {
     #[inline(always)]
     fn offer(&mut self, p: &Point, tri: &crate::shape::Triangle, triangle: TriangleId) {
         let c = closest_point_on_triangle(p, tri);
-        let d = c.point - p;
-        let d2 = [d.x, d.y, d.z]
-            .iter()
-            .map(|&x| f64::from(x) * f64::from(x))
-            .sum::<f64>();
+        let d2 = distance_squared_wide(&c.point, p);
         let better = match &self.found {
             None => true,
             Some((best, b)) => d2 < *best || (d2 == *best && triangle < b.triangle),

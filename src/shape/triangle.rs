@@ -45,7 +45,7 @@ impl Triangle {
     pub fn normal(&self) -> Option<Vector> {
         let n = self.scaled_normal();
         let nn = n.norm_squared();
-        if (Real::MIN_POSITIVE..=Real::MAX).contains(&nn) {
+        if nn.is_normal() {
             return Some(n / nn.sqrt());
         }
         if n == Vector::zeros() {
@@ -60,9 +60,8 @@ impl Triangle {
     /// normal would leave its range, as for [`Triangle::normal`]).
     #[must_use]
     pub fn area(&self) -> Real {
-        let n = self.scaled_normal();
-        let nn = n.norm_squared();
-        if (Real::MIN_POSITIVE..=Real::MAX).contains(&nn) {
+        let nn = self.scaled_normal().norm_squared();
+        if nn.is_normal() {
             return 0.5 * nn.sqrt();
         }
         (0.5 * self.scaled_normal_wide().norm()) as Real
