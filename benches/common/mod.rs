@@ -154,7 +154,7 @@ pub fn paired_ratio(
     };
     // One untimed round each: caches and branch predictors warm.
     black_box((ours(0), theirs(0)));
-    let mut times: Vec<(f64, f64)> = (0..rounds)
+    let times: Vec<(f64, f64)> = (0..rounds)
         .map(|round| {
             if round % 2 == 0 {
                 let a = time(&mut ours, round);
@@ -171,7 +171,6 @@ pub fn paired_ratio(
     };
     let ratios: Vec<f64> = times.iter().map(|(a, b)| a / b).collect();
     let ratio = [0.5, 0.25, 0.75].map(|q| median(ratios.clone(), q));
-    times.sort_by(|x, y| x.0.total_cmp(&y.0));
     PairedRatio {
         ratio,
         ours: median(times.iter().map(|t| t.0).collect(), 0.5),
