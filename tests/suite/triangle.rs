@@ -3,7 +3,7 @@
 //! an independent oracle (f64 Möller–Trumbore, the f64 generic SAT, an exact
 //! `i128` SAT on integer coordinates, brute-force sampling).
 
-mod common;
+use crate::common;
 
 use boxtree::intersect::{
     ConvexPolytope, FaceCulling, WatertightRay, closest_point_on_triangle, polytopes_overlap,

@@ -9,7 +9,7 @@
 //! in {−1, 0, 1}, integer translations) on integer meshes move everything
 //! exactly, so there the world-space brute force must match exactly too.
 
-mod common;
+use crate::common;
 
 use boxtree::bvh::BuildOptions;
 use boxtree::intersect::{triangle_overlaps_aabb, triangle_overlaps_obb, triangle_overlaps_sphere};

@@ -6,22 +6,22 @@
 #![allow(clippy::duplicate_mod)]
 
 #[allow(dead_code)]
-#[path = "../examples/demo/main.rs"]
+#[path = "../../examples/demo/main.rs"]
 mod demo;
 #[allow(dead_code)]
-#[path = "../examples/line_of_sight.rs"]
+#[path = "../../examples/line_of_sight.rs"]
 mod line_of_sight;
 #[allow(dead_code)]
-#[path = "../examples/load_and_build.rs"]
+#[path = "../../examples/load_and_build.rs"]
 mod load_and_build;
 #[allow(dead_code)]
-#[path = "../examples/mesh_overlap.rs"]
+#[path = "../../examples/mesh_overlap.rs"]
 mod mesh_overlap;
 #[allow(dead_code)]
-#[path = "../examples/render.rs"]
+#[path = "../../examples/render.rs"]
 mod render_example;
 #[allow(dead_code)]
-#[path = "../examples/scene.rs"]
+#[path = "../../examples/scene.rs"]
 mod scene_example;
 
 use std::collections::HashSet;

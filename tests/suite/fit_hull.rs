@@ -2,7 +2,7 @@
 //! formula), containment of every input point, and volume against an
 //! independent O(n⁴) brute force; degenerate inputs give the typed results.
 
-mod common;
+use crate::common;
 
 use boxtree::fit::{ConvexHull, Hull, HullError, convex_hull};
 use boxtree::math::nalgebra;

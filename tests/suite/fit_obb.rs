@@ -3,7 +3,7 @@
 //! quadrature for surface covariances, the generating box for points sampled
 //! on a box, and brute-force face-flush boxes over brute-force hull faces.
 
-mod common;
+use crate::common;
 
 use boxtree::fit::{
     CovarianceAccumulator, CovarianceSource, Hull, convex_hull, obb_from_points_covariance,

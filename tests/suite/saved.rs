@@ -3,7 +3,7 @@
 //! typed errors. Forged files with a valid checksum are fuzzed by the unit
 //! tests in `src/saved/`.
 
-mod common;
+use crate::common;
 
 use boxtree::bvh::BuildOptions;
 use boxtree::query::ErrorBound;

@@ -4,7 +4,7 @@
 //! the exact distance (which pins accuracy: the answers agree with it to
 //! `64 ε` of the coordinates, degenerate triangles included).
 
-mod common;
+use crate::common;
 
 use boxtree::bvh::BuildOptions;
 use boxtree::intersect::closest_point_on_triangle;

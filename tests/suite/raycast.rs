@@ -6,7 +6,7 @@
 //! (a box that wrongly culls, a stack entry wrongly dropped). Set
 //! `BOXTREE_LONG_TESTS=1` for 10x more segments.
 
-mod common;
+use crate::common;
 
 use boxtree::bvh::{BoundingVolume, BuildOptions, SplitRule, SplitSearch};
 use boxtree::intersect::{WatertightRay, segment_triangle};
@@ -95,70 +95,109 @@ fn random_segments(mesh: &TriMesh, count: usize, seed: u64) -> Vec<Segment> {
         .collect()
 }
 
+/// One test per mesh, so that the brute forces share the cores.
 #[test]
-fn segment_queries_agree_with_brute_force_on_every_mesh() {
-    for (name, mesh) in meshes() {
-        let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
-        let thorough = MeshTree::<Aabb>::build(
-            mesh.clone(),
-            &BuildOptions::sah().with_split(SplitRule::Sah {
-                bins: 32,
-                search: SplitSearch::Thorough,
-            }),
-        );
-        let obb = MeshTree::<Obb>::build(mesh.clone(), &BuildOptions::gottschalk());
-        let segments = random_segments(&mesh, segment_count(), 0xB0 + name.len() as u64);
-        let triangles: Vec<Triangle> = mesh.triangles().collect();
-        let mut blocked = 0;
-        for s in &segments {
-            let expected = brute_segment(&triangles, s);
-            blocked += usize::from(expected.is_some());
-            for (kind, any, closest) in [
-                ("AABB", aabb.any_hit(s), aabb.closest_hit(s)),
-                (
-                    "AABB, thorough split search",
-                    thorough.any_hit(s),
-                    thorough.closest_hit(s),
-                ),
-                ("OBB", obb.any_hit(s), obb.closest_hit(s)),
-            ] {
-                assert_eq!(
-                    any.is_some(),
-                    expected.is_some(),
-                    "{name} {kind} any-hit on {s:?}"
+fn segment_queries_agree_with_brute_force_on_the_bunny() {
+    segment_queries_agree_with_brute_force("bunny");
+}
+
+#[test]
+fn segment_queries_agree_with_brute_force_on_env() {
+    segment_queries_agree_with_brute_force("env");
+}
+
+#[test]
+fn segment_queries_agree_with_brute_force_on_rob() {
+    segment_queries_agree_with_brute_force("rob");
+}
+
+#[test]
+fn segment_queries_agree_with_brute_force_on_an_icosphere() {
+    segment_queries_agree_with_brute_force("icosphere");
+}
+
+#[test]
+fn segment_queries_agree_with_brute_force_on_a_terrain() {
+    segment_queries_agree_with_brute_force("terrain");
+}
+
+#[test]
+fn segment_queries_agree_with_brute_force_on_a_soup() {
+    segment_queries_agree_with_brute_force("soup");
+}
+
+#[test]
+fn segment_queries_agree_with_brute_force_on_a_town() {
+    segment_queries_agree_with_brute_force("city");
+}
+
+/// Any-hit and closest hit on AABB trees (both split searches) and OBB
+/// trees against the brute force, on [`segment_count`] random segments.
+fn segment_queries_agree_with_brute_force(wanted: &str) {
+    let (name, mesh) = meshes()
+        .into_iter()
+        .find(|(name, _)| *name == wanted)
+        .expect("a mesh of that name");
+    let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
+    let thorough = MeshTree::<Aabb>::build(
+        mesh.clone(),
+        &BuildOptions::sah().with_split(SplitRule::Sah {
+            bins: 32,
+            search: SplitSearch::Thorough,
+        }),
+    );
+    let obb = MeshTree::<Obb>::build(mesh.clone(), &BuildOptions::gottschalk());
+    let segments = random_segments(&mesh, segment_count(), 0xB0 + name.len() as u64);
+    let triangles: Vec<Triangle> = mesh.triangles().collect();
+    let mut blocked = 0;
+    for s in &segments {
+        let expected = brute_segment(&triangles, s);
+        blocked += usize::from(expected.is_some());
+        for (kind, any, closest) in [
+            ("AABB", aabb.any_hit(s), aabb.closest_hit(s)),
+            (
+                "AABB, thorough split search",
+                thorough.any_hit(s),
+                thorough.closest_hit(s),
+            ),
+            ("OBB", obb.any_hit(s), obb.closest_hit(s)),
+        ] {
+            assert_eq!(
+                any.is_some(),
+                expected.is_some(),
+                "{name} {kind} any-hit on {s:?}"
+            );
+            if let Some(t) = any {
+                assert!(
+                    segment_triangle(s, &mesh.triangle(t)).is_some(),
+                    "{name} {kind}: any-hit names a triangle the segment touches"
                 );
-                if let Some(t) = any {
+            }
+            match (closest, expected) {
+                (Some(hit), Some((t, _))) => {
+                    assert_eq!(hit.t, t, "{name} {kind} closest t on {s:?}");
+                    let tri = mesh.triangle(hit.triangle);
+                    let p = tri.a.coords * hit.barycentric[0]
+                        + tri.b.coords * hit.barycentric[1]
+                        + tri.c.coords * hit.barycentric[2];
+                    let scale = mesh.aabb().extents().amax();
                     assert!(
-                        segment_triangle(s, &mesh.triangle(t)).is_some(),
-                        "{name} {kind}: any-hit names a triangle the segment touches"
+                        (p - s.point_at(hit.t).coords).norm() <= 1e-4 * scale,
+                        "{name} {kind}: barycentrics reproduce the hit point"
                     );
+                    assert!((hit.normal.norm() - 1.0).abs() < 1e-5);
                 }
-                match (closest, expected) {
-                    (Some(hit), Some((t, _))) => {
-                        assert_eq!(hit.t, t, "{name} {kind} closest t on {s:?}");
-                        let tri = mesh.triangle(hit.triangle);
-                        let p = tri.a.coords * hit.barycentric[0]
-                            + tri.b.coords * hit.barycentric[1]
-                            + tri.c.coords * hit.barycentric[2];
-                        let scale = mesh.aabb().extents().amax();
-                        assert!(
-                            (p - s.point_at(hit.t).coords).norm() <= 1e-4 * scale,
-                            "{name} {kind}: barycentrics reproduce the hit point"
-                        );
-                        assert!((hit.normal.norm() - 1.0).abs() < 1e-5);
-                    }
-                    (None, None) => {}
-                    (got, want) => {
-                        panic!("{name} {kind} closest hit on {s:?}: got {got:?}, want {want:?}")
-                    }
+                (None, None) => {}
+                (got, want) => {
+                    panic!("{name} {kind} closest hit on {s:?}: got {got:?}, want {want:?}")
                 }
             }
         }
-        assert!(
-            blocked > segments.len() / 20 && blocked < segments.len(),
-            "{name}: a useful mix of blocked ({blocked}) and clear segments"
-        );
     }
+    assert!(
+        blocked > segments.len() / 20 && blocked < segments.len(),
+        "{name}: a useful mix of blocked ({blocked}) and clear segments"
+    );
 }
 
 #[test]

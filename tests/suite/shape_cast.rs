@@ -3,7 +3,7 @@
 //! first zero is found by a minimisation and a bisection), then the casts
 //! over trees, placed meshes and scenes against every triangle one by one.
 
-mod common;
+use crate::common;
 
 use boxtree::bounding_volume::Sphere;
 use boxtree::math::{Point, Real, Rotation, Vector};

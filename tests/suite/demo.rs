@@ -5,16 +5,16 @@
 //! a framed mesh must lie inside the picture; box overlays must draw lines.
 
 #[allow(dead_code)]
-#[path = "../examples/demo/png_file.rs"]
+#[path = "../../examples/demo/png_file.rs"]
 mod png_file;
 #[allow(dead_code)]
-#[path = "../examples/demo/render.rs"]
+#[path = "../../examples/demo/render.rs"]
 mod render;
 #[allow(dead_code)]
-#[path = "../examples/demo/scene.rs"]
+#[path = "../../examples/demo/scene.rs"]
 mod scene;
 #[allow(dead_code)]
-#[path = "../examples/demo/world.rs"]
+#[path = "../../examples/demo/world.rs"]
 mod world;
 
 use std::collections::HashSet;

@@ -3,7 +3,7 @@
 //! sphere, and Welzl against a brute-force minimum over all support sets
 //! (linear solves in `f64`, independent of the library's closed forms).
 
-mod common;
+use crate::common;
 
 use boxtree::fit::{SphereFitError, ritter_sphere, sphere_from_aabb, welzl_sphere};
 use boxtree::math::nalgebra;

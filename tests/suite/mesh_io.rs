@@ -8,7 +8,7 @@
 //! malformed input; a counting global allocator for "never allocate what the
 //! header claims"; and proptest random/mutated bytes for "never panic".
 
-mod common;
+use crate::common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -2,7 +2,7 @@
 //! on procedural meshes and degenerate input, checked by `validate()` and by
 //! brute force over all triangles.
 
-mod common;
+use crate::common;
 
 use boxtree::bvh::{BuildOptions, NodeKind, ObbFit, SplitRule, SplitSearch, Visit};
 use boxtree::intersect::triangle_overlaps_aabb;

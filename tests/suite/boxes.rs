@@ -2,7 +2,7 @@
 //! box–plane tests against independent oracles (the f64 generic SAT, corner
 //! enumeration, dense sampling).
 
-mod common;
+use crate::common;
 
 use boxtree::fit::{pack_obb, packed_obb_with_axes};
 use boxtree::intersect::{

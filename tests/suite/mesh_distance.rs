@@ -3,7 +3,7 @@
 //! pins the descent: pruning, order, ties, for every tree kind) and an
 //! `f64` evaluation (which pins accuracy to `64 ε` of the coordinates).
 
-mod common;
+use crate::common;
 
 use boxtree::intersect::{triangle_distance, triangles_overlap};
 use boxtree::math::{Isometry, Point, Real, Vector};

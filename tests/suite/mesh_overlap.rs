@@ -16,7 +16,7 @@
 //!   (trees, swapped order, pre-transformed vertices, world brute force) must
 //!   be equal with no tolerance at all.
 
-mod common;
+use crate::common;
 
 use boxtree::bvh::{BuildOptions, SplitRule, SplitSearch};
 use boxtree::intersect::triangles_overlap;

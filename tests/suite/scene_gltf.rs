@@ -1,6 +1,5 @@
 //! glTF files as scenes (feature `gltf`): hierarchy, instancing, baked
 //! scales, and broken files that must give errors, not panics.
-#![cfg(feature = "gltf")]
 
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! oracle (each rectangle as two triangles, `triangle_distance`), the fit's
 //! containment and tightness, and the volume's point distance.
 
-mod common;
+use crate::common;
 
 use boxtree::bvh::{BoundingVolume, ObbFit};
 use boxtree::fit::rss_with_axes;

@@ -5,9 +5,9 @@
 //! half-diameter lower bound and a Bădoiu–Clarkson upper bound for Welzl's
 //! sphere.
 
-mod common;
+use crate::common;
 
-#[path = "../examples/fitting_table.rs"]
+#[path = "../../examples/fitting_table.rs"]
 #[allow(dead_code)]
 mod table;
 

@@ -4,7 +4,7 @@
 //! (each object's own query on the span the scene hands it), exact on any
 //! pose, which pins the top-level pruning and the merging of answers.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -7,7 +7,7 @@
 //! exact, so those tests demand exact agreement, touching included; random
 //! real coordinates are compared only away from touching.
 
-mod common;
+use crate::common;
 
 use boxtree::bounding_volume::{Aabb, Kdop, Kdop6, Kdop14, Kdop18, Kdop26, KdopDirections};
 use boxtree::intersect::{ConvexPolytope, polytopes_overlap};

@@ -8,7 +8,7 @@
 //! grazing (relative to the size of the scene); grazing and touching cases are
 //! pinned by named tests with exactly representable coordinates.
 
-mod common;
+use crate::common;
 
 use boxtree::bounding_volume::{Aabb, Sphere};
 use boxtree::math::{Point, Real, Vector, nalgebra};

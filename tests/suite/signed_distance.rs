@@ -4,7 +4,7 @@
 //! near faces, edges and vertices; and the refusal of surfaces without an
 //! inside.
 
-mod common;
+use crate::common;
 
 use boxtree::math::{Point, Real, Vector};
 use boxtree::{Aabb, MeshTree, PackedObb, PointQuery, SurfaceError, TriMesh};
