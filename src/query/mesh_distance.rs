@@ -12,7 +12,7 @@
 //! their triangles ([`triangle_distance`]).
 //!
 //! B's triangles are mapped into A's frame in `f32`, so distances carry a
-//! few ulps of the coordinates (`tests/suite/mesh_distance.rs` pins `64 ε` of
+//! few ulps of the coordinates (`tests/features/mesh_distance.rs` pins `64 ε` of
 //! them against an `f64` brute force); boxes are compared with that much
 //! slack, so ties reach the rule (the lower pair of triangle ids).
 

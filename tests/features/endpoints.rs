@@ -466,7 +466,7 @@ fn the_reported_segment_ends_on_its_triangle() {
 }
 
 /// A grazing segment ending exactly on a vertex (found by the long run of
-/// `tests/suite/raycast.rs`, on the scaled bunny): its end decides the hit, and
+/// `tests/features/raycast.rs`, on the scaled bunny): its end decides the hit, and
 /// the barycentric weights are those of that vertex. Taken from the rounded
 /// edge functions they were off by 0.4% of the triangle (1.2e-3 here).
 #[test]
