@@ -15,6 +15,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use gltf::accessor::{DataType, Dimensions};
+
 use crate::bounding_volume::Aabb;
 use crate::math::{Isometry, Point, Real, Rotation, Vector};
 use crate::mesh::{MeshError, TriMesh};
@@ -142,6 +144,61 @@ fn rigid_rotation(m: &Affine) -> Option<Rotation> {
     })
 }
 
+/// Why the `gltf` crate's reader cannot read `accessor` from `buffers`, if
+/// it cannot: no elements, a stride shorter than an element, or a byte
+/// range past the end of its view or buffer (or overflowing `usize`). The
+/// reader panics on these or reads other bytes, so they are checked first.
+fn unreadable(accessor: &gltf::Accessor<'_>, buffers: &[Vec<u8>]) -> Option<String> {
+    // `count` elements of `size` bytes from `offset` in `view`.
+    let span = |view: gltf::buffer::View<'_>, offset: usize, count: usize, size: usize| {
+        let stride = view.stride().unwrap_or(size);
+        if stride < size {
+            return Some(format!(
+                "buffer view {} has stride {stride}, less than its {size}-byte elements",
+                view.index()
+            ));
+        }
+        let buffer = buffers.get(view.buffer().index()).map_or(0, Vec::len);
+        let view_end = view.offset().checked_add(view.length());
+        if view_end.is_none_or(|end| end > buffer) {
+            return Some(format!("buffer view {} runs past its buffer", view.index()));
+        }
+        let end = stride
+            .checked_mul(count.checked_sub(1)?)
+            .and_then(|bytes| bytes.checked_add(size))
+            .and_then(|bytes| bytes.checked_add(offset));
+        end.is_none_or(|end| end > view.length()).then(|| {
+            format!(
+                "{count} elements from byte {offset} run past buffer view {}",
+                view.index()
+            )
+        })
+    };
+    if accessor.count() == 0 {
+        return Some("no elements".to_string());
+    }
+    if let Some(problem) = accessor
+        .view()
+        .and_then(|view| span(view, accessor.offset(), accessor.count(), accessor.size()))
+    {
+        return Some(problem);
+    }
+    let sparse = accessor.sparse()?;
+    if sparse.count() == 0 {
+        return Some("a sparse part with no elements".to_string());
+    }
+    let (indices, values) = (sparse.indices(), sparse.values());
+    let index_size = indices.index_type().size();
+    span(indices.view(), indices.offset(), sparse.count(), index_size).or_else(|| {
+        span(
+            values.view(),
+            values.offset(),
+            sparse.count(),
+            accessor.size(),
+        )
+    })
+}
+
 /// Decodes standard base64 (padding optional; whitespace not allowed).
 fn base64(text: &str) -> Option<Vec<u8>> {
     let value = |c: u8| -> Option<u32> {
@@ -185,6 +242,16 @@ impl Scene {
             path: path.to_path_buf(),
             source,
         })?;
+        // The gltf crate takes the 12-byte header from a GLB's declared
+        // length unchecked (a panic when it is shorter).
+        if let [b'g', b'l', b'T', b'F', _, _, _, _, a, b, c, d, ..] = bytes[..] {
+            let length = u32::from_le_bytes([a, b, c, d]);
+            if length < 12 {
+                return Err(format(format!(
+                    "the GLB header gives a length of {length} bytes, less than its own 12"
+                )));
+            }
+        }
         let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| format(e.to_string()))?;
         let mut blob = gltf.blob.clone();
         let mut buffers = Vec::new();
@@ -229,6 +296,34 @@ impl Scene {
                 if primitive.mode() != gltf::mesh::Mode::Triangles {
                     continue;
                 }
+                let broken = |role: &str, accessor: &gltf::Accessor<'_>, why: String| {
+                    format(format!(
+                        "mesh {name}: primitive {}: {role} accessor {}: {why}",
+                        primitive.index(),
+                        accessor.index()
+                    ))
+                };
+                if let Some(accessor) = primitive.get(&gltf::Semantic::Positions) {
+                    let (kind, dims) = (accessor.data_type(), accessor.dimensions());
+                    if !matches!((kind, dims), (DataType::F32, Dimensions::Vec3)) {
+                        let why = format!("{dims:?} of {kind:?}, not Vec3 of F32");
+                        return Err(broken("position", &accessor, why));
+                    }
+                    if let Some(why) = unreadable(&accessor, &buffers) {
+                        return Err(broken("position", &accessor, why));
+                    }
+                }
+                if let Some(accessor) = primitive.indices() {
+                    let (kind, dims) = (accessor.data_type(), accessor.dimensions());
+                    let integer = matches!(kind, DataType::U8 | DataType::U16 | DataType::U32);
+                    if !integer || !matches!(dims, Dimensions::Scalar) {
+                        let why = format!("{dims:?} of {kind:?}, not Scalar of U8, U16 or U32");
+                        return Err(broken("index", &accessor, why));
+                    }
+                    if let Some(why) = unreadable(&accessor, &buffers) {
+                        return Err(broken("index", &accessor, why));
+                    }
+                }
                 let reader = primitive.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
                 let positions = reader.read_positions().ok_or_else(|| {
                     format(format!(
@@ -238,8 +333,13 @@ impl Scene {
                 let base = vertices.len() as u32;
                 vertices.extend(positions.map(|[x, y, z]| Point::new(x, y, z)));
                 let count = vertices.len() as u32 - base;
-                let flat: Vec<u32> = match reader.read_indices() {
-                    Some(read) => read.into_u32().collect(),
+                // Unreadable indices are an error, never a list drawn in order.
+                let flat: Vec<u32> = match primitive.indices() {
+                    Some(_) => reader
+                        .read_indices()
+                        .ok_or_else(|| format(format!("mesh {name}: unreadable indices")))?
+                        .into_u32()
+                        .collect(),
                     None => (0..count).collect(),
                 };
                 if !flat.len().is_multiple_of(3) {

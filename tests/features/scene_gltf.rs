@@ -224,4 +224,90 @@ fn a_binary_glb_file_loads_from_its_own_chunk() {
     let cut = dir.join("cut.glb");
     std::fs::write(&cut, &glb[..glb.len() - 20]).expect("written");
     assert!(Scene::load_gltf(&cut).is_err());
+
+    // A header whose declared length is less than the header itself.
+    for length in [0u32, 11] {
+        let mut short = glb.clone();
+        short[8..12].copy_from_slice(&length.to_le_bytes());
+        let path = dir.join("short_header.glb");
+        std::fs::write(&path, &short).expect("written");
+        let error = Scene::load_gltf(&path).expect_err("a length under 12");
+        assert!(matches!(error, GltfError::Format { .. }), "{error:?}");
+        assert!(error.to_string().contains("short_header.glb"), "{error}");
+    }
+}
+
+#[test]
+fn malformed_accessors_give_errors_not_panics() {
+    // The square's file with one accessor or view broken: each used to
+    // panic inside the gltf crate's reader, or (indices past their view)
+    // to be read as a list of vertices drawn in order.
+    let valid = document(r#"[{"mesh": 0}]"#, "[0]", 60);
+    let positions = r#""componentType": 5126, "count": 4, "type": "VEC3""#;
+    let indices = r#""componentType": 5123, "count": 6, "type": "SCALAR""#;
+    let view = r#""byteOffset": 0, "byteLength": 48"#;
+    for (name, from, to) in [
+        (
+            "float_indices",
+            indices,
+            r#""componentType": 5126, "count": 3, "type": "SCALAR""#,
+        ),
+        (
+            "signed_indices",
+            indices,
+            r#""componentType": 5122, "count": 6, "type": "SCALAR""#,
+        ),
+        (
+            "no_indices",
+            indices,
+            r#""componentType": 5123, "count": 0, "type": "SCALAR""#,
+        ),
+        (
+            "indices_past_view",
+            indices,
+            r#""componentType": 5123, "count": 30, "type": "SCALAR""#,
+        ),
+        (
+            "indices_offset_overflow",
+            indices,
+            r#""componentType": 5123, "count": 6, "type": "SCALAR", "byteOffset": 18446744073709551615"#,
+        ),
+        (
+            "vec2_positions",
+            positions,
+            r#""componentType": 5126, "count": 4, "type": "VEC2""#,
+        ),
+        (
+            "u16_positions",
+            positions,
+            r#""componentType": 5123, "count": 4, "type": "VEC3""#,
+        ),
+        (
+            "no_positions",
+            positions,
+            r#""componentType": 5126, "count": 0, "type": "VEC3""#,
+        ),
+        (
+            "short_stride",
+            view,
+            r#""byteOffset": 0, "byteLength": 48, "byteStride": 4"#,
+        ),
+        (
+            "empty_sparse",
+            positions,
+            r#""componentType": 5126, "count": 4, "type": "VEC3", "sparse": {"count": 0, "indices": {"bufferView": 1, "componentType": 5121}, "values": {"bufferView": 0}}"#,
+        ),
+    ] {
+        let text = valid.replace(from, to);
+        assert_ne!(text, valid, "{name}: the file was changed");
+        let path = write(&format!("{name}.gltf"), &text);
+        let error = Scene::load_gltf(&path).expect_err(name);
+        assert!(
+            matches!(error, GltfError::Format { .. }),
+            "{name}: {error:?}"
+        );
+        let message = error.to_string();
+        assert!(message.contains(&format!("{name}.gltf")), "{message}");
+        assert!(message.contains("mesh 0 (square)"), "{message}");
+    }
 }
