@@ -342,6 +342,14 @@ impl Scene {
                         .collect(),
                     None => (0..count).collect(),
                 };
+                // An index past this primitive's own vertices would land on
+                // another primitive's (or overflow `u32`): refuse it here.
+                if let Some(&index) = flat.iter().find(|&&i| i >= count) {
+                    return Err(format(format!(
+                        "mesh {name}: primitive {} refers to vertex {index}, but it has {count} vertices",
+                        primitive.index()
+                    )));
+                }
                 if !flat.len().is_multiple_of(3) {
                     return Err(format(format!(
                         "mesh {name}: {} indices, not triangles",
@@ -367,28 +375,61 @@ impl Scene {
             meshes.push(built);
         }
 
-        let roots: Vec<gltf::Node<'_>> = match gltf.default_scene() {
+        // The nodes must form trees: a node with two parents, or a root
+        // with a parent, would be placed once per path to it (a number
+        // that doubles with each level of a chain of shared children).
+        let mut parents: Vec<Option<usize>> = vec![None; gltf.nodes().len()];
+        for node in gltf.nodes() {
+            for child in node.children() {
+                if let Some(other) = parents[child.index()].replace(node.index()) {
+                    return Err(format(format!(
+                        "node {} is a child of node {other} and of node {}",
+                        child.index(),
+                        node.index()
+                    )));
+                }
+            }
+        }
+        let mut roots: Vec<gltf::Node<'_>> = match gltf.default_scene() {
             Some(scene) => scene.nodes().collect(),
             None => gltf.scenes().flat_map(|s| s.nodes()).collect(),
         };
+        // A root of several scenes (or listed twice) is placed once.
+        let mut listed = vec![false; parents.len()];
+        roots.retain(|root| !std::mem::replace(&mut listed[root.index()], true));
+        for root in &roots {
+            let Some(parent) = parents[root.index()] else {
+                continue;
+            };
+            // Up from the root: back to it is a cycle.
+            let mut at = parent;
+            for _ in 0..parents.len() {
+                if at == root.index() {
+                    return Err(GltfError::Cycle {
+                        path: path.to_path_buf(),
+                        node: at,
+                    });
+                }
+                match parents[at] {
+                    Some(up) => at = up,
+                    None => break,
+                }
+            }
+            return Err(format(format!(
+                "node {} is a scene root and a child of node {parent}",
+                root.index()
+            )));
+        }
         let mut out = GltfScene {
             scene: Scene::new(),
             nodes: Vec::new(),
         };
         let mut rigid_trees: HashMap<usize, Arc<MeshTree<Aabb>>> = HashMap::new();
         let mut baked_trees: HashMap<(usize, [u64; 9]), Arc<MeshTree<Aabb>>> = HashMap::new();
-        // Depth-first with the path from the root, to catch cycles.
-        let mut stack: Vec<(gltf::Node<'_>, Affine, Vec<usize>)> = roots
-            .into_iter()
-            .map(|n| (n, IDENTITY, Vec::new()))
-            .collect();
-        while let Some((node, parent, mut ancestors)) = stack.pop() {
-            if ancestors.contains(&node.index()) {
-                return Err(GltfError::Cycle {
-                    path: path.to_path_buf(),
-                    node: node.index(),
-                });
-            }
+        // Depth-first; every node has one path from its root (checked above).
+        let mut stack: Vec<(gltf::Node<'_>, Affine)> =
+            roots.into_iter().map(|n| (n, IDENTITY)).collect();
+        while let Some((node, parent)) = stack.pop() {
             let local = node.transform().matrix().map(|c| c.map(f64::from));
             let world = multiply(&parent, &local);
             if !world.iter().flatten().all(|v| v.is_finite()) {
@@ -432,8 +473,20 @@ impl Scene {
                                         Point::new(row(0), row(1), row(2))
                                     })
                                     .collect();
-                                let baked = TriMesh::new(vertices, triangles.indices().to_vec())
-                                    .map_err(|source| GltfError::Mesh {
+                                // A mirroring transform turns the winding
+                                // over: glTF then takes clockwise faces as
+                                // front, so the copy swaps two corners to
+                                // keep its normals facing out.
+                                let linear = [world[0], world[1], world[2]]
+                                    .map(|c| Vector::new(c[0] as Real, c[1] as Real, c[2] as Real));
+                                let mirrored = linear[0].cross(&linear[1]).dot(&linear[2]) < 0.0;
+                                let indices = triangles
+                                    .indices()
+                                    .iter()
+                                    .map(|&[a, b, c]| if mirrored { [a, c, b] } else { [a, b, c] })
+                                    .collect();
+                                let baked = TriMesh::new(vertices, indices).map_err(|source| {
+                                    GltfError::Mesh {
                                         path: path.to_path_buf(),
                                         mesh: format!(
                                             "{} (under node {})",
@@ -441,7 +494,8 @@ impl Scene {
                                             node.index()
                                         ),
                                         source,
-                                    })?;
+                                    }
+                                })?;
                                 let tree = Arc::new(MeshTree::new(baked));
                                 baked_trees.insert((mesh.index(), key), tree.clone());
                                 tree
@@ -460,9 +514,8 @@ impl Scene {
                 })?;
                 out.nodes.push((id, node.index()));
             }
-            ancestors.push(node.index());
             for child in node.children() {
-                stack.push((child, world, ancestors.clone()));
+                stack.push((child, world));
             }
         }
         out.scene.update();

@@ -311,3 +311,139 @@ fn malformed_accessors_give_errors_not_panics() {
         assert!(message.contains("mesh 0 (square)"), "{message}");
     }
 }
+
+#[test]
+fn nodes_must_form_trees_and_shared_roots_are_placed_once() {
+    let refused = |name: &str, nodes: &str, scene_nodes: &str| {
+        let path = write(name, &document(nodes, scene_nodes, 60));
+        let error = Scene::load_gltf(&path).expect_err(name);
+        assert!(
+            matches!(error, GltfError::Format { .. } | GltfError::Cycle { .. }),
+            "{name}: {error:?}"
+        );
+        assert!(error.to_string().contains(name), "{error}");
+    };
+    // Node 1 is placed through two parents; twice under one parent; and as
+    // a root that is also a child.
+    refused(
+        "two_parents.gltf",
+        r#"[{"children": [2]}, {"children": [2]}, {"mesh": 0}]"#,
+        "[0, 1]",
+    );
+    refused(
+        "child_twice.gltf",
+        r#"[{"children": [1, 1]}, {"mesh": 0}]"#,
+        "[0]",
+    );
+    refused(
+        "root_and_child.gltf",
+        r#"[{"mesh": 0}, {"children": [0]}]"#,
+        "[0, 1]",
+    );
+    refused(
+        "self_parent.gltf",
+        r#"[{"mesh": 0, "children": [0]}]"#,
+        "[0]",
+    );
+    // 40 levels of two nodes that both parent the next two: 2^39 paths to
+    // the square, each of which used to place it again.
+    let nodes: Vec<String> = (0..80)
+        .map(|k| match k / 2 {
+            39 => r#"{"mesh": 0}"#.to_string(),
+            level => format!(r#"{{"children": [{}, {}]}}"#, 2 * level + 2, 2 * level + 3),
+        })
+        .collect();
+    refused(
+        "diamonds.gltf",
+        &format!("[{}]", nodes.join(", ")),
+        "[0, 1]",
+    );
+
+    // A root listed twice, or by two scenes when none is the default,
+    // places its mesh once.
+    let twice = write(
+        "root_twice.gltf",
+        &document(r#"[{"mesh": 0}]"#, "[0, 0]", 60),
+    );
+    assert_eq!(Scene::load_gltf(&twice).expect("valid").scene.len(), 1);
+    let two_scenes = document(r#"[{"mesh": 0}]"#, "[0]", 60).replace(
+        r#""scene": 0,
+  "scenes": [{"nodes": [0]}],"#,
+        r#""scenes": [{"nodes": [0]}, {"nodes": [0]}],"#,
+    );
+    assert!(two_scenes.contains(r#"{"nodes": [0]}, {"nodes": [0]}"#));
+    let shared = write("two_scenes.gltf", &two_scenes);
+    assert_eq!(Scene::load_gltf(&shared).expect("valid").scene.len(), 1);
+}
+
+#[test]
+fn mirrored_instances_keep_their_normals_facing_out() {
+    // The square faces +z. Mirrored in z it faces -z; mirrored in x it
+    // still faces +z (glTF takes clockwise faces as front under a negative
+    // determinant). Its baked copies used to keep the winding, so their
+    // normals pointed the other way.
+    let nodes = r#"[
+      {"mesh": 0, "scale": [1, 1, -1]},
+      {"mesh": 0, "translation": [6, 0, 0], "scale": [-1, 1, 1]},
+      {"mesh": 0, "translation": [10, 0, 0], "scale": [1, 1, 2]}
+    ]"#;
+    let path = write("mirrored.gltf", &document(nodes, "[0, 1, 2]", 60));
+    let loaded = Scene::load_gltf(&path).expect("a valid file");
+    let all = Filter::everything();
+    let hit = |x: f32| {
+        let down = Segment::new(Point::new(x, 0.5, 1.0), Point::new(x, 0.5, -1.0));
+        let found = loaded.scene.closest_hit(down, &all).expect("a hit").hit;
+        (found.normal.z, found.front_face)
+    };
+    assert_eq!(hit(0.5), (-1.0, false), "mirrored in z");
+    assert_eq!(hit(5.5), (1.0, true), "mirrored in x");
+    assert_eq!(hit(10.5), (1.0, true), "scaled, not mirrored");
+}
+
+#[test]
+fn an_index_past_its_primitive_is_refused() {
+    // One mesh, two primitives over the square's 4 positions. Index 5 in
+    // the first used to land on the second's vertices, and u32::MAX in
+    // the second to overflow once offset past the first's.
+    let mut buffer = square_buffer();
+    for i in [0u32, 1, 2, 0, 1, 5, u32::MAX - 2, u32::MAX - 1, u32::MAX] {
+        buffer.extend(i.to_le_bytes());
+    }
+    let text = |first: usize, second: usize| {
+        format!(
+            r#"{{
+  "asset": {{"version": "2.0"}},
+  "scene": 0,
+  "scenes": [{{"nodes": [0]}}],
+  "nodes": [{{"mesh": 0}}],
+  "meshes": [{{"name": "two", "primitives": [
+    {{"attributes": {{"POSITION": 0}}, "indices": {first}}},
+    {{"attributes": {{"POSITION": 0}}, "indices": {second}}}
+  ]}}],
+  "buffers": [{{"byteLength": {}, "uri": "data:application/octet-stream;base64,{}"}}],
+  "bufferViews": [
+    {{"buffer": 0, "byteOffset": 0, "byteLength": 48}},
+    {{"buffer": 0, "byteOffset": 60, "byteLength": 36}}
+  ],
+  "accessors": [
+    {{"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0]}},
+    {{"bufferView": 1, "componentType": 5125, "count": 3, "type": "SCALAR"}},
+    {{"bufferView": 1, "byteOffset": 12, "componentType": 5125, "count": 3, "type": "SCALAR"}},
+    {{"bufferView": 1, "byteOffset": 24, "componentType": 5125, "count": 3, "type": "SCALAR"}}
+  ]
+}}"#,
+            buffer.len(),
+            base64(&buffer)
+        )
+    };
+    for (name, first, second) in [("into_neighbour.gltf", 2, 1), ("past_u32.gltf", 1, 3)] {
+        let path = write(name, &text(first, second));
+        let error = Scene::load_gltf(&path).expect_err(name);
+        assert!(matches!(error, GltfError::Format { .. }), "{error:?}");
+        let message = error.to_string();
+        assert!(
+            message.contains(name) && message.contains("mesh 0 (two)"),
+            "{message}"
+        );
+    }
+}
