@@ -285,6 +285,25 @@ pub(crate) fn faces(obj: &Bound<'_, PyAny>) -> PyResult<Vec<[u32; 3]>> {
             array.dtype().str()?
         )));
     }
+    // Unsigned values above i64::MAX would wrap negative as int64 and be
+    // named wrongly: check them as u64 (any fitting u32 also fits i64).
+    if kind == b'u' {
+        let big = array.call_method1("astype", (numpy::dtype::<u64>(py),))?;
+        let max: u64 = big
+            .call_method0("max")
+            .and_then(|m| m.extract())
+            .unwrap_or(0);
+        if max > u64::from(u32::MAX) {
+            let row: usize = big
+                .call_method1("max", (1,))?
+                .call_method0("argmax")?
+                .extract()?;
+            return Err(MeshError::new_err(format!(
+                "triangle {row} refers to vertex {max}, which is not a valid \
+                 vertex index (0 to 4294967295)"
+            )));
+        }
+    }
     let wide = if array.dtype().is_equiv_to(&numpy::dtype::<i64>(py)) {
         array.clone().into_any()
     } else {

@@ -294,7 +294,8 @@ impl Scene {
         let eye = point(eye, "eye")?;
         let targets = rows(targets, "targets")?;
         let targets = targets.view();
-        let options = SightOptions::default().with_endpoint_margins(margins.0, margins.1);
+        let (near_eye, near_target) = crate::tree::sight_margins(margins)?;
+        let options = SightOptions::default().with_endpoint_margins(near_eye, near_target);
         let world = &self.world;
         let columns = py.detach(|| {
             let mut columns = SightColumns::new(targets.len(), true);
@@ -414,7 +415,10 @@ impl Scene {
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
     ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        crate::reduce_through_bytes(slf.get_type(), slf.borrow().to_bytes(slf.py()))
+        // `try_borrow`: a scene method that is changing the scene may run
+        // Python code (a mesh-like's `.vertices`) that pickles it.
+        let bytes = slf.try_borrow()?.to_bytes(slf.py());
+        crate::reduce_through_bytes(slf.get_type(), bytes)
     }
 
     /// Number of objects.

@@ -45,11 +45,23 @@ pub struct MeshTree {
     pub(crate) tree: SceneMesh,
 }
 
+/// The margins of a line-of-sight call, refused when NaN (the crate would
+/// answer every target invalid: a wrong argument, not a per-target fault).
+pub(crate) fn sight_margins(margins: (f32, f32)) -> PyResult<(f32, f32)> {
+    if margins.0.is_nan() || margins.1.is_nan() {
+        return Err(PyValueError::new_err(format!(
+            "margins must be numbers, not NaN; got {margins:?}"
+        )));
+    }
+    Ok(margins)
+}
+
 /// The ignore list and margins of a line-of-sight call.
-fn sight_options(margins: (f32, f32), ignore: Vec<u32>) -> SightOptions {
-    SightOptions::default()
-        .with_endpoint_margins(margins.0, margins.1)
-        .ignoring(ignore.into_iter().map(TriangleId))
+fn sight_options(margins: (f32, f32), ignore: Vec<u32>) -> PyResult<SightOptions> {
+    let (eye, target) = sight_margins(margins)?;
+    Ok(SightOptions::default()
+        .with_endpoint_margins(eye, target)
+        .ignoring(ignore.into_iter().map(TriangleId)))
 }
 
 #[pymethods]
@@ -171,7 +183,7 @@ impl MeshTree {
         let eye = point(eye, "eye")?;
         let targets = rows(targets, "targets")?;
         let targets = targets.view();
-        let options = sight_options(margins, ignore);
+        let options = sight_options(margins, ignore)?;
         let columns =
             py.detach(|| with_tree!(&self.tree, t => sights(t, &eye, &targets, &options)));
         Ok(columns.into_py(py))

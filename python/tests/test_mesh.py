@@ -83,6 +83,16 @@ def test_an_index_out_of_range_names_its_triangle(bad):
         boxtree.Mesh(vertices, faces)
 
 
+@pytest.mark.parametrize("bad", [2**32, 2**63 + 2, 2**64 - 1])
+def test_a_large_unsigned_index_is_named_as_given(bad):
+    # uint64 values above int64's range used to be named as negative.
+    vertices, faces = box_mesh((0, 0, 0), (1, 1, 1))
+    faces = faces.astype(np.uint64)
+    faces[7, 2] = bad
+    with pytest.raises(boxtree.MeshError, match=f"triangle 7 refers to vertex {bad},"):
+        boxtree.Mesh(vertices, faces)
+
+
 def test_an_empty_mesh_is_refused():
     with pytest.raises(boxtree.MeshError, match="no triangles"):
         boxtree.Mesh(np.zeros((3, 3)), np.zeros((0, 3), dtype=int))

@@ -165,3 +165,23 @@ def test_scenes_pickle_with_their_ids(world, rng):
     )
     with pytest.raises(boxtree.SceneError):
         again.pose(ids[0])
+
+
+def test_pickling_a_scene_that_is_changing_is_an_error_not_a_panic():
+    # A mesh-like object whose .vertices pickles the scene adding it: the
+    # scene is mutably borrowed then, and __reduce__ used to panic.
+    scene = boxtree.Scene()
+    vertices, faces = box_mesh((0, 0, 0), (1, 1, 1))
+
+    class Reentrant:
+        def __init__(self):
+            self.faces = faces
+
+        @property
+        def vertices(self):
+            pickle.dumps(scene)
+            return vertices
+
+    with pytest.raises(RuntimeError, match="borrowed"):
+        scene.add(Reentrant())
+    assert len(scene) == 0

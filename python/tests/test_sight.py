@@ -49,3 +49,15 @@ def test_non_finite_targets_are_invalid(bunny_tree):
 def test_eye_must_be_one_point(bunny_tree):
     with pytest.raises(boxtree.ArrayError, match=r"eye must have shape \(3,\)"):
         bunny_tree.line_of_sight(np.zeros((2, 3)), np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("margins", [(np.nan, 0.0), (0.0, np.nan)])
+def test_nan_margins_are_refused(bunny_tree, margins):
+    # NaN used to be clamped to a zero margin and answered as one.
+    targets = np.array([[0, 30, 0]], dtype=np.float32)
+    with pytest.raises(ValueError, match="margins"):
+        bunny_tree.line_of_sight(np.zeros(3), targets, margins=margins)
+    scene = boxtree.Scene()
+    scene.add(bunny_tree)
+    with pytest.raises(ValueError, match="margins"):
+        scene.line_of_sight(np.zeros(3), targets, margins=margins)

@@ -44,9 +44,9 @@ pub enum Visibility<B = TriangleId> {
     Visible,
     /// This blocks it (the first one found, not necessarily the nearest).
     Blocked(B),
-    /// No answer: the eye or target has a NaN or infinite coordinate, or
-    /// the two are so far apart (beyond about 1e38) that the segment's
-    /// length is not finite.
+    /// No answer: the eye or target has a NaN or infinite coordinate, the
+    /// two are so far apart (beyond about 1e38) that the segment's length
+    /// is not finite, or a margin is NaN.
     Invalid,
 }
 
@@ -68,7 +68,9 @@ impl<B> Visibility<B> {
 }
 
 impl SightOptions {
-    /// Ignore hits within `eye` distance of the eye and `target` distance of the target.
+    /// Ignore hits within `eye` distance of the eye and `target` distance of
+    /// the target. Negative margins count as 0; a NaN margin makes every
+    /// answer [`Visibility::Invalid`].
     #[must_use]
     pub fn with_endpoint_margins(mut self, eye: Real, target: Real) -> Self {
         self.ignore_near_eye = eye;
@@ -273,7 +275,9 @@ pub(crate) fn sight_span<B>(
     target: &Point,
     options: &SightOptions,
 ) -> Result<RaySpan, Visibility<B>> {
-    if !ends_are_finite(eye, target) {
+    // A NaN margin has no meaning; `max(0.0)` below would read it as 0.
+    let margins = [options.ignore_near_eye, options.ignore_near_target];
+    if !ends_are_finite(eye, target) || margins.iter().any(|m| m.is_nan()) {
         return Err(Visibility::Invalid);
     }
     let segment = Segment::new(*eye, *target);

@@ -405,6 +405,12 @@ fn degenerate_queries_do_not_panic_and_answer_as_documented() {
         tree.line_of_sight(&nan, &p, &SightOptions::default()),
         Visibility::Invalid
     );
+    // A NaN margin is no margin of 0 (the clamp to 0 used to read it so).
+    let eye = Point::new(3.0, 0.0, 0.0);
+    for (near_eye, near_target) in [(Real::NAN, 0.0), (0.0, Real::NAN)] {
+        let options = SightOptions::default().with_endpoint_margins(near_eye, near_target);
+        assert_eq!(tree.line_of_sight(&eye, &p, &options), Visibility::Invalid);
+    }
     assert!(
         tree.closest_hit((Ray::new(Point::origin(), Vector::x())).span(Real::NAN, 1.0))
             .is_none()

@@ -388,6 +388,11 @@ fn line_of_sight_ignores_the_targets_own_object() {
         scene.line_of_sight(&eye, &nan, &options, &clear),
         Visibility::Invalid
     );
+    let nan_margin = SightOptions::default().with_endpoint_margins(0.0, Real::NAN);
+    assert_eq!(
+        scene.line_of_sight(&eye, &target, &nan_margin, &clear),
+        Visibility::Invalid
+    );
 }
 
 /// Random regions of every kind around the objects.
