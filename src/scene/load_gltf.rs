@@ -58,7 +58,9 @@ pub enum GltfError {
         /// The node met twice on one path from a root.
         node: usize,
     },
-    /// A node's transform is not finite, or not invertible.
+    /// A node's transform is not finite, or its matrix is not affine (a
+    /// bottom row other than `0 0 0 1`). Singular scales are accepted: the
+    /// mesh collapses, as renderers draw it.
     Transform {
         /// The file.
         path: PathBuf,
@@ -81,7 +83,7 @@ impl fmt::Display for GltfError {
             GltfError::Transform { path, node } => {
                 write!(
                     f,
-                    "{}: node {node} has a non-finite or singular transform",
+                    "{}: node {node} has a non-finite or non-affine transform",
                     path.display()
                 )
             }
@@ -199,6 +201,47 @@ fn unreadable(accessor: &gltf::Accessor<'_>, buffers: &[Vec<u8>]) -> Option<Stri
     })
 }
 
+/// Decodes a URI's percent escapes (`with%20space.bin`); `None` for a
+/// broken escape or bytes that are not UTF-8.
+fn percent_decoded(uri: &str) -> Option<String> {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut k = 0;
+    while k < bytes.len() {
+        if bytes[k] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(k + 1..k + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            k += 3;
+        } else {
+            out.push(bytes[k]);
+            k += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The triangles of a primitive drawn in `mode` over `flat` vertex
+/// indices (glTF 2.0 §3.7.2.1): lists by threes, strips with every other
+/// triangle's winding restored, fans around the first vertex; `None` for
+/// points and lines, which have no surface.
+fn primitive_triangles(mode: gltf::mesh::Mode, flat: &[u32]) -> Option<Vec<[u32; 3]>> {
+    use gltf::mesh::Mode;
+    let windows = flat.len().saturating_sub(2);
+    Some(match mode {
+        Mode::Triangles => flat.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect(),
+        Mode::TriangleStrip => (0..windows)
+            .map(|i| {
+                let odd = i % 2;
+                [flat[i], flat[i + 1 + odd], flat[i + 2 - odd]]
+            })
+            .collect(),
+        Mode::TriangleFan => (0..windows)
+            .map(|i| [flat[i + 1], flat[i + 2], flat[0]])
+            .collect(),
+        Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip => return None,
+    })
+}
+
 /// Decodes standard base64 (padding optional; whitespace not allowed).
 fn base64(text: &str) -> Option<Vec<u8>> {
     let value = |c: u8| -> Option<u32> {
@@ -230,8 +273,11 @@ fn base64(text: &str) -> Option<Vec<u8>> {
 impl Scene {
     /// Loads a glTF 2.0 file (`.gltf` with its buffers, or `.glb`) as a
     /// scene of AABB trees: the default scene's node hierarchy (every
-    /// scene's, if none is marked default), each mesh built once.
-    /// Primitives that are not triangle lists are skipped.
+    /// scene's, if none is marked default; every parentless node's, if the
+    /// file has no scene), each mesh built once. Triangle lists, strips
+    /// and fans are read; points and lines, which have no surface, are
+    /// skipped. Buffers are read from `data:` URIs and from files named
+    /// relative to the `.gltf` (percent escapes decoded), never fetched.
     pub fn load_gltf(path: impl AsRef<Path>) -> Result<GltfScene, GltfError> {
         let path = path.as_ref();
         let format = |message: String| GltfError::Format {
@@ -270,7 +316,16 @@ impl Scene {
                             format(format!("buffer {}: undecodable data URI", buffer.index()))
                         })?
                     } else {
-                        let file = path.parent().unwrap_or(Path::new(".")).join(uri);
+                        if uri.contains("://") {
+                            return Err(format(format!(
+                                "buffer {}: only files and data: URIs are read, not {uri}",
+                                buffer.index()
+                            )));
+                        }
+                        let name = percent_decoded(uri).ok_or_else(|| {
+                            format(format!("buffer {}: broken escape in {uri}", buffer.index()))
+                        })?;
+                        let file = path.parent().unwrap_or(Path::new(".")).join(name);
                         std::fs::read(&file)
                             .map_err(|source| GltfError::Io { path: file, source })?
                     }
@@ -293,7 +348,13 @@ impl Scene {
             let name = format!("{} ({})", mesh.index(), mesh.name().unwrap_or("unnamed"));
             let (mut vertices, mut indices) = (Vec::new(), Vec::new());
             for primitive in mesh.primitives() {
-                if primitive.mode() != gltf::mesh::Mode::Triangles {
+                if matches!(
+                    primitive.mode(),
+                    gltf::mesh::Mode::Points
+                        | gltf::mesh::Mode::Lines
+                        | gltf::mesh::Mode::LineLoop
+                        | gltf::mesh::Mode::LineStrip
+                ) {
                     continue;
                 }
                 let broken = |role: &str, accessor: &gltf::Accessor<'_>, why: String| {
@@ -350,15 +411,18 @@ impl Scene {
                         primitive.index()
                     )));
                 }
-                if !flat.len().is_multiple_of(3) {
+                if primitive.mode() == gltf::mesh::Mode::Triangles && !flat.len().is_multiple_of(3)
+                {
                     return Err(format(format!(
                         "mesh {name}: {} indices, not triangles",
                         flat.len()
                     )));
                 }
+                let triangles = primitive_triangles(primitive.mode(), &flat).unwrap_or_default();
                 indices.extend(
-                    flat.chunks_exact(3)
-                        .map(|t| [t[0] + base, t[1] + base, t[2] + base]),
+                    triangles
+                        .into_iter()
+                        .map(|[a, b, c]| [a + base, b + base, c + base]),
                 );
             }
             let built = if indices.is_empty() {
@@ -390,8 +454,14 @@ impl Scene {
                 }
             }
         }
+        // Without any scene, every parentless node is a root: the file's
+        // meshes are placed rather than dropped.
         let mut roots: Vec<gltf::Node<'_>> = match gltf.default_scene() {
             Some(scene) => scene.nodes().collect(),
+            None if gltf.scenes().len() == 0 => gltf
+                .nodes()
+                .filter(|n| parents[n.index()].is_none())
+                .collect(),
             None => gltf.scenes().flat_map(|s| s.nodes()).collect(),
         };
         // A root of several scenes (or listed twice) is placed once.
@@ -432,7 +502,9 @@ impl Scene {
         while let Some((node, parent)) = stack.pop() {
             let local = node.transform().matrix().map(|c| c.map(f64::from));
             let world = multiply(&parent, &local);
-            if !world.iter().flatten().all(|v| v.is_finite()) {
+            let affine =
+                [local[0][3], local[1][3], local[2][3], local[3][3]] == [0.0, 0.0, 0.0, 1.0];
+            if !affine || !world.iter().flatten().all(|v| v.is_finite()) {
                 return Err(GltfError::Transform {
                     path: path.to_path_buf(),
                     node: node.index(),
@@ -525,7 +597,7 @@ impl Scene {
 
 #[cfg(test)]
 mod tests {
-    use super::base64;
+    use super::{base64, percent_decoded, primitive_triangles};
 
     #[test]
     fn base64_decodes_the_rfc_examples() {
@@ -542,5 +614,37 @@ mod tests {
         }
         assert_eq!(base64("Zm9v!"), None);
         assert_eq!(base64("Z"), None);
+    }
+
+    #[test]
+    fn strips_and_fans_follow_the_specification() {
+        use gltf::mesh::Mode;
+        let five = [10, 11, 12, 13, 14];
+        // Strip triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}): every other
+        // one swaps its last two corners, so all keep one winding.
+        assert_eq!(
+            primitive_triangles(Mode::TriangleStrip, &five),
+            Some(vec![[10, 11, 12], [11, 13, 12], [12, 13, 14]])
+        );
+        // Fan triangle i is (v_{i+1}, v_{i+2}, v_0).
+        assert_eq!(
+            primitive_triangles(Mode::TriangleFan, &five),
+            Some(vec![[11, 12, 10], [12, 13, 10], [13, 14, 10]])
+        );
+        assert_eq!(
+            primitive_triangles(Mode::Triangles, &[1, 2, 3, 4, 5, 6]),
+            Some(vec![[1, 2, 3], [4, 5, 6]])
+        );
+        assert_eq!(
+            primitive_triangles(Mode::TriangleStrip, &[1, 2]),
+            Some(vec![])
+        );
+        assert_eq!(primitive_triangles(Mode::LineStrip, &five), None);
+        assert_eq!(
+            percent_decoded("a%20b%2Fc.bin").as_deref(),
+            Some("a b/c.bin")
+        );
+        assert_eq!(percent_decoded("a%2"), None);
+        assert_eq!(percent_decoded("%zz"), None);
     }
 }

@@ -447,3 +447,74 @@ fn an_index_past_its_primitive_is_refused() {
         );
     }
 }
+
+#[test]
+fn strips_and_fans_are_read_and_points_and_lines_skipped() {
+    // The square's four corners drawn as a fan (no indices), and its six
+    // indices drawn as a strip: (0 1 2), (1 0 2), (2 0 2), (0 3 2), which
+    // covers both halves. Lines over the same vertices add no surface.
+    let valid = document(r#"[{"mesh": 0}]"#, "[0]", 60);
+    let list = r#""indices": 1}"#;
+    let down = |x: f32, y: f32| Segment::new(Point::new(x, y, 1.0), Point::new(x, y, -1.0));
+    for (name, drawn, objects) in [
+        ("fan", r#""mode": 6}"#, 1),
+        ("strip", r#""indices": 1, "mode": 5}"#, 1),
+        ("lines", r#""indices": 1, "mode": 1}"#, 0),
+    ] {
+        let path = write(&format!("{name}.gltf"), &valid.replace(list, drawn));
+        let loaded = Scene::load_gltf(&path).expect(name);
+        assert_eq!(loaded.scene.len(), objects, "{name}");
+        for (x, y) in [(0.6, 0.3), (0.3, 0.6)] {
+            let hit = loaded.scene.any_hit(down(x, y), &Filter::everything());
+            assert_eq!(hit.is_some(), objects == 1, "{name} at ({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn buffer_files_are_named_by_percent_decoded_relative_uris_only() {
+    let embedded = document(r#"[{"mesh": 0}]"#, "[0]", 60);
+    let uri_start = embedded.find("data:").expect("an embedded buffer");
+    let uri_end = uri_start + embedded[uri_start..].find('"').expect("its end");
+    let with_uri = |uri: &str| format!("{}{uri}{}", &embedded[..uri_start], &embedded[uri_end..]);
+    let bin = write("with space.bin", "");
+    std::fs::write(&bin, square_buffer()).expect("written");
+    let escaped = write("escaped.gltf", &with_uri("with%20space.bin"));
+    assert_eq!(Scene::load_gltf(&escaped).expect("decoded").scene.len(), 1);
+    for (name, uri) in [
+        ("remote", "https://example.com/square.bin"),
+        ("broken_escape", "with%2space.bin"),
+    ] {
+        let path = write(&format!("{name}.gltf"), &with_uri(uri));
+        let error = Scene::load_gltf(&path).expect_err(name);
+        assert!(
+            matches!(error, GltfError::Format { .. }),
+            "{name}: {error:?}"
+        );
+        assert!(error.to_string().contains(uri), "{error}");
+    }
+}
+
+#[test]
+fn non_affine_matrices_are_refused_and_files_without_scenes_place_their_nodes() {
+    let projective = r#"[{"mesh": 0, "matrix": [1,0,0,0, 0,1,0,0, 0,0,1,0.5, 0,0,0,1]}]"#;
+    let path = write("projective.gltf", &document(projective, "[0]", 60));
+    let error = Scene::load_gltf(&path).expect_err("a projective matrix");
+    assert!(
+        matches!(error, GltfError::Transform { node: 0, .. }),
+        "{error:?}"
+    );
+
+    // No "scene" and no "scenes": node 0 (the parent) and its child, whose
+    // mesh is placed, rather than an empty scene.
+    let nodes = r#"[{"translation": [0, 0, 2], "children": [1]}, {"mesh": 0}]"#;
+    let text = document(nodes, "[0]", 60).replace(
+        r#""scene": 0,
+  "scenes": [{"nodes": [0]}],"#,
+        "",
+    );
+    assert!(!text.contains("scenes"), "the scenes were removed");
+    let loaded = Scene::load_gltf(write("no_scenes.gltf", &text)).expect("a valid file");
+    assert_eq!(loaded.scene.len(), 1);
+    assert_eq!(loaded.nodes[0].1, 1);
+}
