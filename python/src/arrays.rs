@@ -89,7 +89,7 @@ pub(crate) fn numeric(array: &Bound<'_, PyUntypedArray>, name: &str) -> PyResult
 }
 
 /// The error for an array that Rust code is writing elsewhere.
-fn busy(name: &str) -> impl FnOnce(numpy::BorrowError) -> PyErr + '_ {
+pub(crate) fn busy(name: &str) -> impl FnOnce(numpy::BorrowError) -> PyErr + '_ {
     move |e| array_error(format!("{name} cannot be read now: {e}"))
 }
 

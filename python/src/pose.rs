@@ -11,7 +11,7 @@ use numpy::{
 };
 use pyo3::prelude::*;
 
-use crate::arrays::{ndarray, numeric};
+use crate::arrays::{busy, ndarray, numeric};
 use crate::errors::{PoseError, array_error};
 
 /// Largest `|RᵀR − I|` entry accepted: float32 matrices carry rounding of
@@ -35,7 +35,10 @@ pub(crate) fn pose(obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Isome
 
 /// A `(4, 4)` float64 array as a rigid motion.
 fn matrix_of(array: &Bound<'_, PyUntypedArray>, name: &str) -> PyResult<Isometry> {
-    let typed = array.cast::<PyArray2<f64>>()?.readonly();
+    let typed = array
+        .cast::<PyArray2<f64>>()?
+        .try_readonly()
+        .map_err(busy(name))?;
     rigid(typed.as_array(), name)
 }
 
@@ -51,7 +54,10 @@ pub(crate) fn poses(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Poses> {
     match array.shape() {
         [4, 4] => matrix_of(&array, name).map(Poses::One),
         [_, 4, 4] => {
-            let typed = array.cast::<PyArray3<f64>>()?.readonly();
+            let typed = array
+                .cast::<PyArray3<f64>>()?
+                .try_readonly()
+                .map_err(busy(name))?;
             let view = typed.as_array();
             view.outer_iter()
                 .enumerate()
