@@ -58,9 +58,10 @@ pub enum GltfError {
         /// The node met twice on one path from a root.
         node: usize,
     },
-    /// A node's transform is not finite, or its matrix is not affine (a
-    /// bottom row other than `0 0 0 1`). Singular scales are accepted: the
-    /// mesh collapses, as renderers draw it.
+    /// A node's transform is not finite, its matrix is not affine (a
+    /// bottom row other than `0 0 0 1`), or its rotation quaternion has
+    /// zero length. Singular scales are accepted: the mesh collapses, as
+    /// renderers draw it.
     Transform {
         /// The file.
         path: PathBuf,
@@ -129,6 +130,57 @@ const IDENTITY: Affine = [
     [0.0, 0.0, 1.0, 0.0],
     [0.0, 0.0, 0.0, 1.0],
 ];
+
+/// A node's own transform in `f64`: its matrix as written, or `T·R·S`
+/// from its parts with the rotation quaternion normalised first, as
+/// renderers do (the gltf crate's formula assumes a unit quaternion, so
+/// one written to four digits came out slightly scaled and its instances
+/// lost their shared tree). `None` for a quaternion of zero or non-finite
+/// length.
+fn local_transform(transform: &gltf::scene::Transform) -> Option<Affine> {
+    let (translation, rotation, scale) = match *transform {
+        gltf::scene::Transform::Matrix { matrix } => return Some(matrix.map(|c| c.map(f64::from))),
+        gltf::scene::Transform::Decomposed {
+            translation,
+            rotation,
+            scale,
+        } => (translation, rotation, scale),
+    };
+    let q = rotation.map(f64::from);
+    let length = q.iter().map(|v| v * v).sum::<f64>().sqrt();
+    if !(length > 0.0 && length.is_finite()) {
+        return None;
+    }
+    let [x, y, z, w] = q.map(|v| v / length);
+    let rotation = [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y + z * w),
+            2.0 * (x * z - y * w),
+        ],
+        [
+            2.0 * (x * y - z * w),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z + x * w),
+        ],
+        [
+            2.0 * (x * z + y * w),
+            2.0 * (y * z - x * w),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ];
+    let column = |k: usize| {
+        let s = f64::from(scale[k]);
+        [
+            rotation[k][0] * s,
+            rotation[k][1] * s,
+            rotation[k][2] * s,
+            0.0,
+        ]
+    };
+    let [tx, ty, tz] = translation.map(f64::from);
+    Some([column(0), column(1), column(2), [tx, ty, tz, 1.0]])
+}
 
 /// The rotation of `m`'s linear part when it is one (orthonormal columns,
 /// determinant +1, to `f32` precision); `None` when it scales or shears.
@@ -500,7 +552,10 @@ impl Scene {
         let mut stack: Vec<(gltf::Node<'_>, Affine)> =
             roots.into_iter().map(|n| (n, IDENTITY)).collect();
         while let Some((node, parent)) = stack.pop() {
-            let local = node.transform().matrix().map(|c| c.map(f64::from));
+            let local = local_transform(&node.transform()).ok_or_else(|| GltfError::Transform {
+                path: path.to_path_buf(),
+                node: node.index(),
+            })?;
             let world = multiply(&parent, &local);
             let affine =
                 [local[0][3], local[1][3], local[2][3], local[3][3]] == [0.0, 0.0, 0.0, 1.0];

@@ -518,3 +518,44 @@ fn non_affine_matrices_are_refused_and_files_without_scenes_place_their_nodes() 
     assert_eq!(loaded.scene.len(), 1);
     assert_eq!(loaded.nodes[0].1, 1);
 }
+
+#[test]
+fn rotation_quaternions_are_normalised_and_zero_ones_refused() {
+    // The same quarter turn about z written as a unit quaternion and as
+    // one 1% too long: both rigid, so both share the mesh's tree, and
+    // both place the square over x in [-1, 0], y in [0, 1].
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    let long = 1.01 * h;
+    let nodes = format!(
+        r#"[{{"mesh": 0, "rotation": [0, 0, {h}, {h}]}},
+            {{"mesh": 0, "rotation": [0, 0, {long}, {long}], "translation": [0, 0, 5]}}]"#
+    );
+    let path = write("long_quaternion.gltf", &document(&nodes, "[0, 1]", 60));
+    let loaded = Scene::load_gltf(&path).expect("a valid file");
+    let scene = &loaded.scene;
+    assert_eq!(scene.len(), 2);
+    let ids: Vec<_> = loaded.nodes.iter().map(|&(id, _)| id).collect();
+    assert!(
+        scene
+            .mesh(ids[0])
+            .unwrap()
+            .same_tree(scene.mesh(ids[1]).unwrap())
+    );
+    let down =
+        |x: f32, y: f32, top: f32| Segment::new(Point::new(x, y, top), Point::new(x, y, top - 2.0));
+    let all = Filter::everything();
+    for top in [1.0, 6.0] {
+        assert!(scene.any_hit(down(-0.5, 0.5, top), &all).is_some(), "{top}");
+        assert!(scene.any_hit(down(0.5, 0.5, top), &all).is_none(), "{top}");
+    }
+
+    let zero = write(
+        "zero_quaternion.gltf",
+        &document(r#"[{"mesh": 0, "rotation": [0, 0, 0, 0]}]"#, "[0]", 60),
+    );
+    let error = Scene::load_gltf(&zero).expect_err("a zero quaternion");
+    assert!(
+        matches!(error, GltfError::Transform { node: 0, .. }),
+        "{error:?}"
+    );
+}
