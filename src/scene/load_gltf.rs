@@ -243,14 +243,45 @@ fn unreadable(accessor: &gltf::Accessor<'_>, buffers: &[Vec<u8>]) -> Option<Stri
     }
     let (indices, values) = (sparse.indices(), sparse.values());
     let index_size = indices.index_type().size();
-    span(indices.view(), indices.offset(), sparse.count(), index_size).or_else(|| {
-        span(
-            values.view(),
-            values.offset(),
-            sparse.count(),
-            accessor.size(),
-        )
-    })
+    if let Some(problem) = span(indices.view(), indices.offset(), sparse.count(), index_size)
+        .or_else(|| {
+            span(
+                values.view(),
+                values.offset(),
+                sparse.count(),
+                accessor.size(),
+            )
+        })
+    {
+        return Some(problem);
+    }
+    // The reader drops a replacement whose index lies past the accessor,
+    // and stops replacing after one out of order: glTF requires them
+    // strictly increasing, so both are errors here.
+    let data = buffers.get(indices.view().buffer().index())?;
+    let start = indices.view().offset() + indices.offset();
+    let mut previous = None;
+    for k in 0..sparse.count() {
+        let at = start + k * index_size;
+        let Some(bytes) = data.get(at..at + index_size) else {
+            return Some("sparse indices run past their buffer".to_string());
+        };
+        let index = bytes
+            .iter()
+            .rev()
+            .fold(0u64, |value, &byte| value << 8 | u64::from(byte));
+        if index >= accessor.count() as u64 {
+            return Some(format!(
+                "sparse index {index} lies past the accessor's {} elements",
+                accessor.count()
+            ));
+        }
+        if previous.is_some_and(|p| index <= p) {
+            return Some(format!("sparse index {index} does not increase"));
+        }
+        previous = Some(index);
+    }
+    None
 }
 
 /// Decodes a URI's percent escapes (`with%20space.bin`); `None` for a

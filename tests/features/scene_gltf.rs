@@ -559,3 +559,37 @@ fn rotation_quaternions_are_normalised_and_zero_ones_refused() {
         "{error:?}"
     );
 }
+
+#[test]
+fn sparse_indices_past_the_accessor_or_out_of_order_are_refused() {
+    // Sparse replacements of the square's positions. The reader used to
+    // drop one whose index lies past the 4 positions (here byte 15 of the
+    // positions, 63, read as a `u8` index) and to stop at one out of order
+    // (the index buffer's 2 then 0).
+    let valid = document(r#"[{"mesh": 0}]"#, "[0]", 60);
+    let positions = r#""componentType": 5126, "count": 4, "type": "VEC3""#;
+    for (name, sparse) in [
+        (
+            "sparse_past",
+            r#""sparse": {"count": 1, "indices": {"bufferView": 0, "byteOffset": 15, "componentType": 5121}, "values": {"bufferView": 0}}"#,
+        ),
+        (
+            "sparse_unordered",
+            r#""sparse": {"count": 2, "indices": {"bufferView": 1, "byteOffset": 4, "componentType": 5123}, "values": {"bufferView": 0}}"#,
+        ),
+    ] {
+        let text = valid.replace(positions, &format!("{positions}, {sparse}"));
+        let path = write(&format!("{name}.gltf"), &text);
+        let error = Scene::load_gltf(&path).expect_err(name);
+        assert!(
+            matches!(error, GltfError::Format { .. }),
+            "{name}: {error:?}"
+        );
+        assert!(error.to_string().contains("sparse index"), "{error}");
+    }
+    // In range and increasing: loads.
+    let fine = r#""sparse": {"count": 2, "indices": {"bufferView": 1, "byteOffset": 2, "componentType": 5123}, "values": {"bufferView": 0}}"#;
+    let text = valid.replace(positions, &format!("{positions}, {fine}"));
+    let loaded = Scene::load_gltf(write("sparse_fine.gltf", &text)).expect("indices 1 then 2");
+    assert_eq!(loaded.scene.len(), 1);
+}
