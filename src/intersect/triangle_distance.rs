@@ -13,7 +13,7 @@
 use crate::intersect::{segment_triangle, triangles_overlap};
 use crate::math::{Point, Real, Vector, distance_squared_wide};
 use crate::shape::{Segment, Triangle};
-use nalgebra::{RealField, Vector3};
+use nalgebra::{Point3, RealField, Vector3};
 
 /// The closest points of two segments `p1 q1` and `p2 q2`, and their
 /// parameters `s`, `t ∈ [0, 1]`: `c1 = p1 + s (q1 − p1)`, `c2 = p2 + t (q2 − p2)`.
@@ -257,14 +257,7 @@ fn nearest_pair_wide(
 /// `None` for a degenerate triangle.
 #[inline(always)]
 fn face_projection(p: &Point, tri: &Triangle, n: &Vector, nn: Real) -> Option<Point> {
-    if !(nn > 0.0) {
-        return None;
-    }
-    let q = p - n * (n.dot(&(p - tri.a)) / nn);
-    let inside = [(tri.a, tri.b), (tri.b, tri.c), (tri.c, tri.a)]
-        .iter()
-        .all(|(u, v)| (v - u).cross(&(q - u)).dot(n) >= 0.0);
-    inside.then_some(q)
+    projection_inside(p, [&tri.a, &tri.b, &tri.c], n, nn)
 }
 
 /// [`face_projection`] in `f64`, for triangles whose normal's square
@@ -272,20 +265,31 @@ fn face_projection(p: &Point, tri: &Triangle, n: &Vector, nn: Real) -> Option<Po
 #[cold]
 #[inline(never)]
 fn face_projection_wide(p: &Point, tri: &Triangle) -> Option<Point> {
-    let (p, a, b, c) = (
-        p.cast::<f64>(),
-        tri.a.cast::<f64>(),
-        tri.b.cast::<f64>(),
-        tri.c.cast::<f64>(),
-    );
-    let n = (b - a).cross(&(c - a));
+    let [a, b, c] = [tri.a, tri.b, tri.c].map(|v| v.cast::<f64>());
+    let n = tri.scaled_normal_wide();
     let nn = n.norm_squared();
-    if !(nn > 0.0 && nn.is_finite()) {
+    if !nn.is_finite() {
+        return None;
+    }
+    projection_inside(&p.cast::<f64>(), [&a, &b, &c], &n, nn).map(|q| q.cast::<Real>())
+}
+
+/// The projection of `p` onto the plane through `a, b, c` with normal `n`
+/// (`nn = |n|²`), when it lies inside the triangle or on its edges; `None`
+/// when `nn` is not positive.
+#[inline(always)]
+fn projection_inside<T: RealField + Copy>(
+    p: &Point3<T>,
+    [a, b, c]: [&Point3<T>; 3],
+    n: &Vector3<T>,
+    nn: T,
+) -> Option<Point3<T>> {
+    if !(nn > T::zero()) {
         return None;
     }
     let q = p - n * (n.dot(&(p - a)) / nn);
     let inside = [(a, b), (b, c), (c, a)]
         .iter()
-        .all(|(u, v)| (v - u).cross(&(q - u)).dot(&n) >= 0.0);
-    inside.then(|| q.cast::<Real>())
+        .all(|(u, v)| (*v - *u).cross(&(q - *u)).dot(n) >= T::zero());
+    inside.then_some(q)
 }

@@ -428,7 +428,7 @@ type MovedTriangle = (Triangle, Aabb, Vector, bool, TriangleId);
 /// keeps every triangle whose smallest angle has `sin θ > 3·10⁻³`.
 #[inline(always)]
 fn gap_normal(tri: &Triangle, bounds: &Aabb) -> Vector {
-    let n = (tri.b - tri.a).cross(&(tri.c - tri.a));
+    let n = tri.scaled_normal();
     let diagonal = (bounds.max - bounds.min).norm_squared();
     if n.norm_squared() > GAP_SLIVER_SIN_SQUARED * diagonal * diagonal && diagonal.is_finite() {
         n

@@ -68,7 +68,7 @@ impl Triangle {
     }
 
     /// `(b − a) × (c − a)` in `f64`.
-    fn scaled_normal_wide(&self) -> nalgebra::Vector3<f64> {
+    pub(crate) fn scaled_normal_wide(&self) -> nalgebra::Vector3<f64> {
         let (a, b, c) = (
             self.a.cast::<f64>(),
             self.b.cast::<f64>(),
