@@ -179,10 +179,7 @@ impl Scene {
         let ray = TraversalRay::new(&span.ray);
         let slack = prune_slack(&ray, self.coordinate_scale());
         let mut best: Option<SceneHit> = None;
-        if let Some(top) = self.top()
-            && top.wide.fits_array_stack()
-            && span.t_min >= 0.0
-        {
+        if let Some(top) = self.top_for(span.t_min) {
             for &(index, world_box) in self.unindexed() {
                 let object = self.objects_table()[index as usize].as_ref().expect("live");
                 if world_box.ray_entry(&ray, span.t_min, span.t_max).is_some() {
@@ -249,6 +246,16 @@ impl Scene {
         }
     }
 
+    /// The top level a raycast whose range starts at `t_min` descends:
+    /// one that fits the fixed stack, and only for `t_min ≥ 0`, as its box
+    /// tests pad exits for positive parameters (see `MeshTree::wide_for`).
+    /// Otherwise every object's box is tested instead.
+    #[inline(always)]
+    fn top_for(&self, t_min: Real) -> Option<&TopTree> {
+        self.top()
+            .filter(|top| top.wide.fits_array_stack() && t_min >= 0.0)
+    }
+
     /// Calls `visit` for every object whose world box the ray enters within
     /// the span's range, until `visit` stops it. Returns `true` when stopped.
     #[inline(always)]
@@ -258,13 +265,7 @@ impl Scene {
         span: &RaySpan,
         visit: impl FnMut(u32, &Object) -> Visit,
     ) -> bool {
-        // The wide top level pads box exits for `t ≥ 0` only (see
-        // `MeshTree::wide_for`); spans starting before their origin take
-        // every object's box test instead.
-        let Some(top) = self
-            .top()
-            .filter(|top| top.wide.fits_array_stack() && span.t_min >= 0.0)
-        else {
+        let Some(top) = self.top_for(span.t_min) else {
             let enter = |b: &Aabb| b.ray_entry(ray, span.t_min, span.t_max).is_some();
             return self.visit_objects(enter, visit);
         };
