@@ -135,11 +135,15 @@ const IDENTITY: Affine = [
 /// from its parts with the rotation quaternion normalised first, as
 /// renderers do (the gltf crate's formula assumes a unit quaternion, so
 /// one written to four digits came out slightly scaled and its instances
-/// lost their shared tree). `None` for a quaternion of zero or non-finite
-/// length.
+/// lost their shared tree). `None` for a matrix that is not affine (its
+/// bottom row is not `0 0 0 1`) and for a quaternion of zero or
+/// non-finite length.
 fn local_transform(transform: &gltf::scene::Transform) -> Option<Affine> {
     let (translation, rotation, scale) = match *transform {
-        gltf::scene::Transform::Matrix { matrix } => return Some(matrix.map(|c| c.map(f64::from))),
+        gltf::scene::Transform::Matrix { matrix } => {
+            let affine = matrix.map(|column| column[3]) == [0.0, 0.0, 0.0, 1.0];
+            return affine.then(|| matrix.map(|c| c.map(f64::from)));
+        }
         gltf::scene::Transform::Decomposed {
             translation,
             rotation,
@@ -258,15 +262,15 @@ fn unreadable(accessor: &gltf::Accessor<'_>, buffers: &[Vec<u8>]) -> Option<Stri
     // The reader drops a replacement whose index lies past the accessor,
     // and stops replacing after one out of order: glTF requires them
     // strictly increasing, so both are errors here.
-    let data = buffers.get(indices.view().buffer().index())?;
     let start = indices.view().offset() + indices.offset();
+    let end = start + sparse.count() * index_size;
+    let buffer = buffers.get(indices.view().buffer().index());
+    let Some(bytes) = buffer.and_then(|b| b.get(start..end)) else {
+        return Some("sparse indices run past their buffer".to_string());
+    };
     let mut previous = None;
-    for k in 0..sparse.count() {
-        let at = start + k * index_size;
-        let Some(bytes) = data.get(at..at + index_size) else {
-            return Some("sparse indices run past their buffer".to_string());
-        };
-        let index = bytes
+    for little_endian in bytes.chunks_exact(index_size) {
+        let index = little_endian
             .iter()
             .rev()
             .fold(0u64, |value, &byte| value << 8 | u64::from(byte));
@@ -303,26 +307,32 @@ fn percent_decoded(uri: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// The triangles of a primitive drawn in `mode` over `flat` vertex
-/// indices (glTF 2.0 §3.7.2.1): lists by threes, strips with every other
+/// Triangles from a primitive's vertex indices.
+type Triangulation = fn(&[u32]) -> Vec<[u32; 3]>;
+
+/// How a primitive drawn in `mode` makes triangles of its vertex indices
+/// (glTF 2.0 §3.7.2.1): lists by threes, strips with every other
 /// triangle's winding restored, fans around the first vertex; `None` for
 /// points and lines, which have no surface.
-fn primitive_triangles(mode: gltf::mesh::Mode, flat: &[u32]) -> Option<Vec<[u32; 3]>> {
+fn triangulation(mode: gltf::mesh::Mode) -> Option<Triangulation> {
     use gltf::mesh::Mode;
-    let windows = flat.len().saturating_sub(2);
-    Some(match mode {
-        Mode::Triangles => flat.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect(),
-        Mode::TriangleStrip => (0..windows)
-            .map(|i| {
-                let odd = i % 2;
-                [flat[i], flat[i + 1 + odd], flat[i + 2 - odd]]
-            })
-            .collect(),
-        Mode::TriangleFan => (0..windows)
-            .map(|i| [flat[i + 1], flat[i + 2], flat[0]])
-            .collect(),
-        Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip => return None,
-    })
+    match mode {
+        Mode::Triangles => Some(|flat| flat.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect()),
+        Mode::TriangleStrip => Some(|flat| {
+            (0..flat.len().saturating_sub(2))
+                .map(|i| {
+                    let odd = i % 2;
+                    [flat[i], flat[i + 1 + odd], flat[i + 2 - odd]]
+                })
+                .collect()
+        }),
+        Mode::TriangleFan => Some(|flat| {
+            (0..flat.len().saturating_sub(2))
+                .map(|i| [flat[i + 1], flat[i + 2], flat[0]])
+                .collect()
+        }),
+        Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip => None,
+    }
 }
 
 /// Decodes standard base64 (padding optional; whitespace not allowed).
@@ -431,15 +441,9 @@ impl Scene {
             let name = format!("{} ({})", mesh.index(), mesh.name().unwrap_or("unnamed"));
             let (mut vertices, mut indices) = (Vec::new(), Vec::new());
             for primitive in mesh.primitives() {
-                if matches!(
-                    primitive.mode(),
-                    gltf::mesh::Mode::Points
-                        | gltf::mesh::Mode::Lines
-                        | gltf::mesh::Mode::LineLoop
-                        | gltf::mesh::Mode::LineStrip
-                ) {
-                    continue;
-                }
+                let Some(triangulate) = triangulation(primitive.mode()) else {
+                    continue; // points or lines: no surface
+                };
                 let broken = |role: &str, accessor: &gltf::Accessor<'_>, why: String| {
                     format(format!(
                         "mesh {name}: primitive {}: {role} accessor {}: {why}",
@@ -501,9 +505,8 @@ impl Scene {
                         flat.len()
                     )));
                 }
-                let triangles = primitive_triangles(primitive.mode(), &flat).unwrap_or_default();
                 indices.extend(
-                    triangles
+                    triangulate(&flat)
                         .into_iter()
                         .map(|[a, b, c]| [a + base, b + base, c + base]),
                 );
@@ -588,9 +591,7 @@ impl Scene {
                 node: node.index(),
             })?;
             let world = multiply(&parent, &local);
-            let affine =
-                [local[0][3], local[1][3], local[2][3], local[3][3]] == [0.0, 0.0, 0.0, 1.0];
-            if !affine || !world.iter().flatten().all(|v| v.is_finite()) {
+            if !world.iter().flatten().all(|v| v.is_finite()) {
                 return Err(GltfError::Transform {
                     path: path.to_path_buf(),
                     node: node.index(),
@@ -683,7 +684,7 @@ impl Scene {
 
 #[cfg(test)]
 mod tests {
-    use super::{base64, percent_decoded, primitive_triangles};
+    use super::{base64, percent_decoded, triangulation};
 
     #[test]
     fn base64_decodes_the_rfc_examples() {
@@ -705,31 +706,25 @@ mod tests {
     #[test]
     fn strips_and_fans_follow_the_specification() {
         use gltf::mesh::Mode;
+        let triangles = |mode, flat: &[u32]| triangulation(mode).map(|make| make(flat));
         let five = [10, 11, 12, 13, 14];
         // Strip triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}): every other
         // one swaps its last two corners, so all keep one winding.
         assert_eq!(
-            primitive_triangles(Mode::TriangleStrip, &five),
+            triangles(Mode::TriangleStrip, &five),
             Some(vec![[10, 11, 12], [11, 13, 12], [12, 13, 14]])
         );
         // Fan triangle i is (v_{i+1}, v_{i+2}, v_0).
         assert_eq!(
-            primitive_triangles(Mode::TriangleFan, &five),
+            triangles(Mode::TriangleFan, &five),
             Some(vec![[11, 12, 10], [12, 13, 10], [13, 14, 10]])
         );
         assert_eq!(
-            primitive_triangles(Mode::Triangles, &[1, 2, 3, 4, 5, 6]),
+            triangles(Mode::Triangles, &[1, 2, 3, 4, 5, 6]),
             Some(vec![[1, 2, 3], [4, 5, 6]])
         );
-        assert_eq!(
-            primitive_triangles(Mode::TriangleStrip, &[1, 2]),
-            Some(vec![])
-        );
-        assert_eq!(primitive_triangles(Mode::LineStrip, &five), None);
-        assert_eq!(
-            percent_decoded("a%20b%2Fc.bin").as_deref(),
-            Some("a b/c.bin")
-        );
+        assert_eq!(triangles(Mode::TriangleStrip, &[1, 2]), Some(vec![]));
+        assert_eq!(triangles(Mode::LineStrip, &five), None);
         assert_eq!(percent_decoded("a%2"), None);
         assert_eq!(percent_decoded("%zz"), None);
     }
