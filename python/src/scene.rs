@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use boxtree::{
     Aabb, Filter, MeshTree as Tree, ObjectId, PackedObb, PointQuery, Ray, Scene as World,
-    SceneMesh, Segment, SightOptions, Threads,
+    SceneMesh, Segment, Threads,
 };
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -294,8 +294,7 @@ impl Scene {
         let eye = point(eye, "eye")?;
         let targets = rows(targets, "targets")?;
         let targets = targets.view();
-        let (near_eye, near_target) = crate::tree::sight_margins(margins)?;
-        let options = SightOptions::default().with_endpoint_margins(near_eye, near_target);
+        let options = crate::tree::sight_options(margins, Vec::new())?;
         let world = &self.world;
         let columns = py.detach(|| {
             let mut columns = SightColumns::new(targets.len(), true);

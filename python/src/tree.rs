@@ -45,20 +45,16 @@ pub struct MeshTree {
     pub(crate) tree: SceneMesh,
 }
 
-/// The margins of a line-of-sight call, refused when NaN (the crate would
-/// answer every target invalid: a wrong argument, not a per-target fault).
-pub(crate) fn sight_margins(margins: (f32, f32)) -> PyResult<(f32, f32)> {
-    if margins.0.is_nan() || margins.1.is_nan() {
+/// The margins and ignore list of a line-of-sight call. NaN margins are
+/// refused (the crate would answer every target invalid: a wrong
+/// argument, not a per-target fault).
+pub(crate) fn sight_options(margins: (f32, f32), ignore: Vec<u32>) -> PyResult<SightOptions> {
+    let (eye, target) = margins;
+    if eye.is_nan() || target.is_nan() {
         return Err(PyValueError::new_err(format!(
             "margins must be numbers, not NaN; got {margins:?}"
         )));
     }
-    Ok(margins)
-}
-
-/// The ignore list and margins of a line-of-sight call.
-fn sight_options(margins: (f32, f32), ignore: Vec<u32>) -> PyResult<SightOptions> {
-    let (eye, target) = sight_margins(margins)?;
     Ok(SightOptions::default()
         .with_endpoint_margins(eye, target)
         .ignoring(ignore.into_iter().map(TriangleId)))
