@@ -477,9 +477,8 @@ fn buffer_files_are_named_by_percent_decoded_relative_uris_only() {
     let uri_start = embedded.find("data:").expect("an embedded buffer");
     let uri_end = uri_start + embedded[uri_start..].find('"').expect("its end");
     let with_uri = |uri: &str| format!("{}{uri}{}", &embedded[..uri_start], &embedded[uri_end..]);
-    let bin = write("with space.bin", "");
-    std::fs::write(&bin, square_buffer()).expect("written");
     let escaped = write("escaped.gltf", &with_uri("with%20space.bin"));
+    std::fs::write(escaped.with_file_name("with space.bin"), square_buffer()).expect("written");
     assert_eq!(Scene::load_gltf(&escaped).expect("decoded").scene.len(), 1);
     for (name, uri) in [
         ("remote", "https://example.com/square.bin"),
