@@ -49,8 +49,33 @@ pub(crate) fn leaf_triangles<V: BoundingVolume>(
 ) -> PageArray<TriangleLanes> {
     // Rays read them at random: on huge pages when large.
     let order = bvh.leaf_order();
-    PageArray::collect(order.len(), order.iter().map(|&t| tagged(mesh, t)))
+    let mut triangles = PageArray::with_capacity(order.len());
+    let (indices, vertices) = (mesh.indices(), mesh.vertices());
+    let mut corners = [[0u32; 3]; GATHER];
+    for chunk in order.chunks(GATHER) {
+        // The corner indices first, in a loop of loads alone: the leaf
+        // order reads the index array out of order, and with the triangle
+        // set-up in the same loop too few of those loads were in flight
+        // (1M-triangle terrain: 16–17 → 14–15 ms for this pass; also
+        // prefetching the next chunk's indices and this chunk's vertices
+        // made it 18 ms).
+        for (c, &t) in corners.iter_mut().zip(chunk) {
+            *c = indices[t as usize];
+        }
+        for (&t, &[a, b, c]) in chunk.iter().zip(&corners) {
+            let tri = Triangle::new(
+                vertices[a as usize],
+                vertices[b as usize],
+                vertices[c as usize],
+            );
+            triangles.push(TriangleLanes::tagged(&tri, TriangleId(t), hittable(&tri)));
+        }
+    }
+    triangles
 }
+
+/// Triangles whose corner indices [`leaf_triangles`] gathers ahead.
+const GATHER: usize = 256;
 
 /// Rewrites `triangles` (made by [`leaf_triangles`] for a tree with leaf
 /// order `order`) for the mesh's current vertices, in place: a deformed
