@@ -95,6 +95,7 @@ impl Token<'_> {
 
 /// Whitespace-separated tokens of a byte buffer, counting lines as it goes
 /// (for the token-based text formats: ASCII STL and the ASCII PLY body).
+#[derive(Clone)]
 pub(super) struct Tokens<'a> {
     bytes: &'a [u8],
     pos: usize,

@@ -98,6 +98,9 @@ impl TriMesh {
 
 /// Parses an OBJ file held in `bytes`.
 pub(super) fn parse(path: &Path, bytes: &[u8]) -> Result<TriMesh, MeshError> {
+    // A UTF-8 byte order mark, as some Windows editors write, is not part
+    // of the first statement.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut vertices = Vec::new();
     let mut triangles = Vec::new();
     let mut corners = Vec::new();

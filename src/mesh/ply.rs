@@ -134,6 +134,18 @@ impl Element {
         self.properties.iter().position(|p| p.name == name)
     }
 
+    /// The fewest bytes (binary) or body bytes (ASCII: a token and a
+    /// separator each) an item can take whose list property `list` holds
+    /// the three corners of a triangle.
+    fn min_face_size(&self, binary: bool, list: usize) -> u64 {
+        let corner = match self.properties[list].kind {
+            Kind::List { item, .. } if binary => item.size() as u64,
+            _ => 1,
+        };
+        let size = self.min_item_size(binary) + 3 * corner;
+        if binary { size } else { 2 * size - 1 }
+    }
+
     /// The fewest bytes (binary) or tokens (ASCII) one item can take.
     fn min_item_size(&self, binary: bool) -> u64 {
         let sizes = self.properties.iter().map(|p| match p.kind {
@@ -184,7 +196,7 @@ pub(super) fn parse(path: &Path, bytes: &[u8]) -> Result<TriMesh, MeshError> {
                 item_line: None,
                 last_line: 0,
             };
-            let mesh = read_body(path, &header, &layout, &mut reader)?;
+            let mesh = read_body(path, &header, &layout, body.len(), &mut reader)?;
             if let Some(extra) = reader.tokens.next() {
                 return Err(file_error(
                     path,
@@ -200,7 +212,7 @@ pub(super) fn parse(path: &Path, bytes: &[u8]) -> Result<TriMesh, MeshError> {
                 pos: header.body,
                 big_endian: header.encoding == Encoding::BigEndian,
             };
-            let mesh = read_body(path, &header, &layout, &mut reader)?;
+            let mesh = read_body(path, &header, &layout, body.len(), &mut reader)?;
             if reader.pos < bytes.len() {
                 return Err(file_error(
                     path,
@@ -249,9 +261,19 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header, MeshError> {
             .collect();
         match words.as_slice() {
             [] | [b"comment" | b"obj_info", ..] => {}
-            [b"format", kind, ..] => {
+            [b"format", kind, rest @ ..] => {
                 if encoding.is_some() {
                     return Err(at_line("a second \"format\" line".into()));
+                }
+                // The specification has one version; a later one could
+                // change the layout, so it is refused rather than guessed.
+                if let Some(version) = rest.first()
+                    && parse_f64(version) != Ok(1.0)
+                {
+                    return Err(at_line(format!(
+                        "PLY version {} (this reader knows 1.0)",
+                        quoted(version)
+                    )));
                 }
                 encoding = Some(match *kind {
                     b"ascii" => Encoding::Ascii,
@@ -310,6 +332,13 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header, MeshError> {
                         ));
                     }
                 };
+                if element.property(name).is_some() {
+                    return Err(at_line(format!(
+                        "a second property {} in element {}",
+                        quoted(name),
+                        quoted(&element.name)
+                    )));
+                }
                 element.properties.push(Property {
                     name: name.to_vec(),
                     kind,
@@ -578,11 +607,13 @@ impl Reader for BinaryReader<'_> {
     }
 }
 
-/// Reads every element, keeping the vertex positions and the fanned faces.
+/// Reads every element of a body of `body_len` bytes, keeping the vertex
+/// positions and the fanned faces.
 fn read_body(
     path: &Path,
     header: &Header,
     layout: &Layout,
+    body_len: usize,
     reader: &mut impl Reader,
 ) -> Result<(Vec<Point>, Vec<[u32; 3]>), MeshError> {
     let mut vertices = Vec::new();
@@ -599,8 +630,13 @@ fn read_body(
         if is_vertex.is_some() {
             vertices.reserve(element.count);
         }
-        if is_face.is_some() {
-            triangles.reserve(element.count);
+        if let Some(list) = is_face {
+            // Only faces of three or more corners make triangles (fewer is
+            // an error), so the body holds at most this many: the header's
+            // count alone may claim faces of empty lists, one byte each.
+            let binary = header.encoding != Encoding::Ascii;
+            let fillable = body_len as u64 / element.min_face_size(binary, list);
+            triangles.reserve(element.count.min(fillable as usize));
         }
         let name = String::from_utf8_lossy(&element.name);
         for item in 0..element.count {

@@ -165,8 +165,8 @@ fn parse_ascii(path: &Path, bytes: &[u8]) -> Result<TriMesh, MeshError> {
     let mut welder = Welder::default();
     let mut triangles = Vec::new();
     while let Some(solid) = tokens.next() {
-        expect(path, Some(solid), "solid", &tokens)?;
-        tokens.skip_line();
+        let solid = expect(path, Some(solid), "solid", &tokens)?;
+        skip_name(&mut tokens, solid.line);
         loop {
             let token = tokens.next();
             if token.is_some_and(|t| t.is("endsolid")) {
@@ -201,6 +201,23 @@ fn parse_ascii(path: &Path, bytes: &[u8]) -> Result<TriMesh, MeshError> {
         }
     }
     finish(path, welder.vertices, triangles)
+}
+
+/// Skips the name after `solid` on line `line`: the rest of that line (a
+/// name may hold spaces), except where the first facet (`facet normal`) or
+/// the end of the solid starts on it, as in files written on one line.
+fn skip_name(tokens: &mut Tokens<'_>, line: usize) {
+    loop {
+        let mut ahead = tokens.clone();
+        let Some(token) = ahead.next().filter(|t| t.line == line) else {
+            return;
+        };
+        let facet = token.is("facet") && ahead.clone().next().is_some_and(|t| t.is("normal"));
+        if facet || token.is("endsolid") {
+            return;
+        }
+        *tokens = ahead;
+    }
 }
 
 /// The token, when it is `keyword` (in any case).

@@ -751,6 +751,30 @@ fn stl_ascii_tolerates_nan_normals_case_and_several_solids() {
 }
 
 #[test]
+fn stl_ascii_on_one_line_and_names_with_spaces_load() {
+    let facet =
+        "facet normal 0 0 1 outer loop vertex 0 0 0 vertex 1 0 0 vertex 0 1 0 endloop endfacet";
+    for text in [
+        format!("solid x {facet} endsolid x\n"),
+        format!("solid {facet} endsolid\n"),
+        format!("solid a part named facet\n{facet}\nendsolid a part named facet\n"),
+    ] {
+        let mesh = TriMesh::from_stl_bytes("test.stl", text.as_bytes())
+            .unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        assert_eq!(mesh.indices(), &[[0, 1, 2]], "{text:?}");
+    }
+    // An empty solid on one line has no triangles, which a mesh needs.
+    assert!(TriMesh::from_stl_bytes("test.stl", b"solid x endsolid x\n").is_err());
+}
+
+#[test]
+fn obj_with_a_byte_order_mark_loads() {
+    let text = b"\xEF\xBB\xBFv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    let mesh = TriMesh::from_obj_bytes("bom.obj", text).unwrap();
+    assert_eq!(mesh.indices(), &[[0, 1, 2]]);
+}
+
+#[test]
 fn stl_ascii_errors_name_the_line() {
     let stl = |text: &str| TriMesh::from_stl_bytes("test.stl", text.as_bytes());
     let head = "solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n";
@@ -1105,6 +1129,69 @@ fn ply_huge_vertex_count_with_little_data_fails_fast_without_allocating() {
             "test.ply",
             Some(3),
             "4000000000 \"vertex\" items need at least",
+        );
+    }
+}
+
+#[test]
+fn ply_other_versions_and_repeated_properties_are_refused_by_line() {
+    let body = "element vertex 3\nproperty float x\nproperty float y\nproperty float z\n\
+                element face 1\nproperty list uchar int vertex_indices\nend_header\n\
+                0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    assert!(ply(format!("ply\nformat ascii 1\n{body}").as_bytes()).is_ok());
+    assert_error(
+        ply(format!("ply\nformat ascii 2.0\n{body}").as_bytes()),
+        "test.ply",
+        Some(2),
+        "PLY version \"2.0\"",
+    );
+    let repeated = format!(
+        "ply\nformat ascii 1.0\n{}",
+        body.replace("property float z\n", "property float z\nproperty float x\n")
+            .replace("0 0 0\n1 0 0\n0 1 0\n", "0 0 0 0\n1 0 0 1\n0 1 0 0\n")
+    );
+    assert_error(
+        ply(repeated.as_bytes()),
+        "test.ply",
+        Some(7),
+        "a second property \"x\" in element \"vertex\"",
+    );
+}
+
+#[test]
+fn ply_face_counts_of_empty_lists_reserve_no_more_than_the_file_can_fill() {
+    // Every face's list is empty (one byte, or one token): the header's
+    // count is then as large as the body allows, but faces of fewer than
+    // three corners make no triangle, so nothing may be reserved for them
+    // beyond what a body of real triangles could fill: a binary face of
+    // three one-byte corners (4 bytes) becomes one 12-byte triangle, so 3
+    // times the file at most (a reservation of 12 bytes per claimed face
+    // was 12 times the file).
+    const FACES: usize = 200_000;
+    for format in ["binary_little_endian", "ascii"] {
+        let mut bytes = format!(
+            "ply\nformat {format} 1.0\nelement vertex 0\nproperty uchar x\nproperty uchar y\n\
+             property uchar z\nelement face {FACES}\nproperty list uchar uchar vertex_indices\nend_header\n"
+        )
+        .into_bytes();
+        if format == "ascii" {
+            bytes.extend(std::iter::repeat_n(*b"0\n", FACES).flatten());
+        } else {
+            bytes.resize(bytes.len() + FACES, 0);
+        }
+        let watched = watch(|| ply(&bytes));
+        assert!(
+            watched.largest_allocation <= 3 * bytes.len(),
+            "{format}: {} bytes allocated for a file of {}",
+            watched.largest_allocation,
+            bytes.len()
+        );
+        let line = (format == "ascii").then_some(10);
+        assert_error(
+            watched.result,
+            "test.ply",
+            line,
+            "face 0: the face has 0 vertices",
         );
     }
 }
