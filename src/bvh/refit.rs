@@ -72,6 +72,30 @@ fn refit_nodes<V: BoundingVolume>(nodes: &mut [Node<V>], order: &[u32], mesh: &T
     }
 }
 
+impl Bvh<Aabb> {
+    /// Every box recomputed in one reverse pass: a leaf's as
+    /// `run_box(first, count)` (its run of the leaf order), an inner
+    /// node's as the union of its children's. A loaded tree's boxes, from
+    /// the leaf triangles it has just made (read in order, not gathered
+    /// from the mesh as [`Bvh::refit`] does).
+    pub(crate) fn refit_runs(&mut self, run_box: impl Fn(u32, u32) -> Aabb) {
+        let nodes = &mut self.nodes;
+        // Leaves front to back first, reading their runs nearly in order.
+        for (index, node) in nodes.iter_mut().enumerate() {
+            if let NodeKind::Leaf { first, count } = node.kind(NodeId(index as u32)) {
+                node.volume = run_box(first, count);
+            }
+        }
+        for index in (0..nodes.len()).rev() {
+            if let NodeKind::Inner { left, right } = nodes[index].kind(NodeId(index as u32)) {
+                nodes[index].volume = nodes[left.index()]
+                    .volume
+                    .union(&nodes[right.index()].volume);
+            }
+        }
+    }
+}
+
 impl<V: BoundingVolume> Bvh<V> {
     /// The same tree with each node's volume replaced by the exact box of
     /// its triangles (a refit from empty boxes): the AABB raycast layout of

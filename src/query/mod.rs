@@ -19,10 +19,12 @@ mod signed_distance;
 
 pub use batch::Threads;
 pub use closest_point::{PointProjection, PointQuery};
+pub(crate) use leaf_triangles::{leaf_triangles, run_box};
 pub use line_of_sight::{SightOptions, Visibility};
 pub use mesh_cast::MeshCastHit;
 pub use mesh_distance::{ErrorBound, MeshDistance};
 pub use mesh_overlap::{Contact, OverlapStats, TrianglePair, Which};
+pub(crate) use mesh_tree::layouts_apart;
 pub use mesh_tree::{MeshTree, PlacedMesh};
 pub use raycast::RayHit;
 pub use region::Region;

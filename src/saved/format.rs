@@ -4,8 +4,8 @@
 //! Every count is checked against the bytes that remain before anything is
 //! allocated, so a truncated file or a forged huge length is an error, not
 //! an allocation. The checksum catches accidental damage (a flipped bit, a
-//! torn write); the structural checks in `saved::tree` make even a forged
-//! file safe to query.
+//! torn write); the structural and geometric checks in `saved::tree` make
+//! even a forged file an error or a tree that answers as built.
 
 use crate::math::Real;
 use crate::saved::LoadError;

@@ -3,14 +3,24 @@
 //!
 //! The form is boxtree's own, little-endian and versioned
 //! ([`FORMAT_VERSION`]): a header naming the content and volume kind,
-//! length-prefixed arrays in the tree's own layout (so loading is a copy,
-//! not a rebuild), and a checksum. Loading treats the bytes as untrusted:
-//! a wrong magic, version, kind or checksum, a truncation, a count larger
-//! than the bytes present, or any link, index or leaf range that does not
-//! describe a valid tree is a [`LoadError`] before a query can run; never
-//! a panic, never an allocation beyond the file's size. A file forged with
-//! a correct checksum and consistent structure but moved boxes can give
-//! wrong answers, never unsafe behaviour. The form needs no dependency;
+//! length-prefixed arrays, and a checksum. A tree is saved as its mesh,
+//! its topology (links, leaf order, the 8-wide layout's links) and, for
+//! OBB trees, its volumes: no collapse and no fit runs on load. What one
+//! pass recomputes exactly is left out: the leaf-order triangles and
+//! every AABB, made from the mesh on load (37 bytes per triangle for an
+//! AABB tree, against 129 when they were saved in the first version).
+//!
+//! Loading treats the bytes as untrusted: a wrong magic, version, kind or
+//! checksum, a truncation, a count larger than the bytes present, or any
+//! link, index or leaf range that does not describe a valid tree is a
+//! [`LoadError`] before a query can run; never a panic, never an
+//! allocation beyond the file's size. The checksum catches damage, not
+//! intent, and a file rewritten with a correct checksum (forged, or
+//! written by a faulty tool) cannot give wrong answers either: its AABBs
+//! and leaf triangles are its mesh's by construction, and saved OBBs must
+//! hold the triangles below them, within
+//! [`Bvh::validate`](crate::Bvh::validate)'s rounding tolerance (`1e-5` of
+//! the mesh's size), as their fit rounds. The form needs no dependency;
 //! the `serde` feature adds serde's traits for `TriMesh` and `MeshTree`
 //! through it (one byte string), for use inside a caller's serde format.
 
@@ -27,7 +37,7 @@ use crate::bvh::ValidationError;
 use crate::mesh::MeshError;
 
 /// The version this build writes and reads; other versions are refused.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Why saved bytes could not be loaded.
 #[derive(Debug)]

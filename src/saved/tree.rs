@@ -1,8 +1,7 @@
 //! Saving and loading meshes and mesh trees.
 
-use crate::bvh::{Bvh, Node, WideBvh, WideLayout};
-use crate::intersect::TriangleLanes;
-use crate::math::Point;
+use crate::bvh::{Bvh, Node, WideBvh, WideChild, WideLayout};
+use crate::math::{Point, Real};
 use crate::memory::PageArray;
 use crate::mesh::TriMesh;
 use crate::query::MeshTree;
@@ -13,8 +12,9 @@ use crate::saved::{FORMAT_VERSION, LoadError, SavedVolume};
 const MESH: u32 = 1;
 const TREE: u32 = 2;
 pub(crate) const SCENE: u32 = 3;
-/// Words of a saved wide node: 48 bounds, 8 child and 8 count words.
-const WIDE_WORDS: usize = 64;
+/// Words of a saved wide node: 8 child and 8 count words (its boxes are
+/// refitted on load).
+const WIDE_WORDS: usize = 16;
 
 pub(crate) fn header(content: u32, kind: u32) -> Writer {
     let mut w = Writer::default();
@@ -41,10 +41,14 @@ pub(crate) fn open(bytes: &[u8], content: u32, kind: u32) -> Result<Reader<'_>, 
     let mut r = Reader::open(bytes, FORMAT_VERSION)?;
     let found = (r.u32("header")?, r.u32("header")?);
     if found != (content, kind) {
-        return Err(LoadError::Kind {
-            found: describe(found.0, found.1),
-            expected: describe(content, kind),
-        });
+        // A flipped bit in these words is damage, not another kind.
+        return damage_first(
+            bytes,
+            Err(LoadError::Kind {
+                found: describe(found.0, found.1),
+                expected: describe(content, kind),
+            }),
+        );
     }
     Ok(r)
 }
@@ -87,34 +91,45 @@ fn read_nodes<V: SavedVolume>(count: usize, words: &[u32]) -> Result<Vec<Node<V>
     Ok(nodes)
 }
 
-/// The leaf-order triangles, each with the id the leaf order names there.
-fn read_leaf_triangles(
-    words: &[u32],
-    order: &[u32],
-) -> Result<PageArray<TriangleLanes>, LoadError> {
-    let count = words.len() / 12;
-    if count != order.len() {
-        return Err(LoadError::Corrupt {
-            section: "leaf triangles",
-            index: count,
-            reason: "not one per triangle",
-        });
+/// `a` and `b` on two of rayon's threads when `apart` (and the `parallel`
+/// feature is on), else one after the other.
+fn join_if<A: Send, B: Send>(
+    apart: bool,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    #[cfg(feature = "parallel")]
+    if apart {
+        return rayon::join(a, b);
     }
-    let triangles = PageArray::collect(
-        count,
-        words.chunks_exact(12).map(|w| {
-            TriangleLanes::from_lanes(std::array::from_fn(|axis| {
-                std::array::from_fn(|lane| real(w[4 * axis + lane]))
-            }))
-        }),
-    );
-    match (0..count).find(|&k| triangles[k].id().0 != order[k]) {
-        Some(k) => Err(LoadError::Corrupt {
-            section: "leaf triangles",
-            index: k,
-            reason: "id differs from the leaf order",
-        }),
-        None => Ok(triangles),
+    let _ = apart;
+    (a(), b())
+}
+
+/// Checks that the wide layout's leaves cover every leaf position exactly
+/// once (its links and ranges are checked by `WideBvh::from_saved`, but a
+/// range may have been shortened or shifted, which rays would not notice).
+fn check_coverage(wide: &WideLayout, positions: usize) -> Result<(), LoadError> {
+    let mut covered = vec![false; positions];
+    let corrupt = |index, reason| LoadError::Corrupt {
+        section: "wide nodes",
+        index,
+        reason,
+    };
+    for (index, node) in wide.nodes().iter().enumerate() {
+        for lane in 0..8 {
+            if let WideChild::Leaf { first, count } = node.child(lane) {
+                let range = &mut covered[first as usize..(first + count) as usize];
+                if range.iter().any(|&c| c) {
+                    return Err(corrupt(index, "a triangle in two leaves"));
+                }
+                range.fill(true);
+            }
+        }
+    }
+    match covered.iter().position(|&c| !c) {
+        Some(position) => Err(corrupt(position, "a triangle in no leaf")),
+        None => Ok(()),
     }
 }
 
@@ -143,9 +158,12 @@ impl TriMesh {
 
 impl<V: SavedVolume> MeshTree<V> {
     /// The mesh and its tree in boxtree's saved form (see
-    /// [`crate::saved`]): the binary tree, the 8-wide layout and the
-    /// leaf-order triangles as they are, so loading copies instead of
-    /// building. About 125 bytes per triangle for AABB trees.
+    /// [`crate::saved`]): the mesh, the binary tree (links, and the
+    /// volumes of OBB trees), the leaf order and the 8-wide layout's links.
+    /// What a load can recompute exactly in one pass is left out: the
+    /// leaf-order triangles and every AABB, which it refits from the mesh,
+    /// so a loaded tree's geometry is its mesh's by construction. About 38
+    /// bytes per triangle for AABB trees.
     ///
     /// ```
     /// # use boxtree::{Aabb, MeshTree, Point, Segment, TriMesh};
@@ -168,12 +186,6 @@ impl<V: SavedVolume> MeshTree<V> {
         w.words(self.bvh().leaf_order(), |&t, out| out.push(t));
         let wide: &[_] = self.wide().map_or(&[], |w| w.nodes());
         w.words(wide, WideLayout::saved_words);
-        let n = self.mesh().len() as u32;
-        w.words(self.leaf_ray_triangles(0, n), |t, out| {
-            for lanes in t.lanes() {
-                out.extend(lanes.iter().map(|v| v.to_bits()));
-            }
-        });
         w.finish()
     }
 
@@ -185,50 +197,67 @@ impl<V: SavedVolume> MeshTree<V> {
         damage_first(bytes, Self::decode(bytes, &mut r))
     }
 
-    /// The tree's sections, each checked, and the checksum: the mesh and
-    /// binary tree in one task, the wide layout and leaf triangles in
-    /// another (see [`verified_pair`]).
+    /// The tree's sections, each checked, and the checksum, in two tasks
+    /// (see [`verified_pair`]): the mesh and its leaf triangles in one, the
+    /// binary tree's and the wide layout's links in the other. Then, from
+    /// the leaf triangles, the binary tree's AABBs refitted (or its OBBs
+    /// checked) beside the wide layout's boxes.
     fn decode(bytes: &[u8], r: &mut Reader<'_>) -> Result<Self, LoadError> {
         let (_, vertices) = r.words(3, "vertices")?;
-        let (_, indices) = r.words(3, "indices")?;
+        let (triangles, indices) = r.words(3, "indices")?;
         let (node_count, nodes) = r.words(V::WORDS + 2, "nodes")?;
         let (_, order) = r.words(1, "leaf order")?;
         let (wide_count, wide) = r.words(WIDE_WORDS, "wide nodes")?;
-        let (leaf_count, leaves) = r.words(12, "leaf triangles")?;
         r.end()?;
         let order = order.decoded();
-        let triangles = leaf_count;
-        let ((mesh, bvh), (wide, leaf_triangles)) = verified_pair(
+        let positions = order.len();
+        let ((mesh, leaf_triangles), (mut bvh, wide)) = verified_pair(
             bytes,
+            // The mesh, and its triangles in the saved leaf order (checked
+            // only for range here: whether it names each triangle once is
+            // `Bvh::from_saved`'s question, beside).
             || -> Result<_, LoadError> {
                 let mesh = read_mesh(&vertices, &indices)?;
-                let nodes = read_nodes::<V>(node_count, &nodes.decoded())?;
-                let bvh =
-                    Bvh::from_saved(nodes, order.to_vec(), mesh.len()).map_err(LoadError::Tree)?;
-                Ok((mesh, bvh))
+                let in_range =
+                    positions == mesh.len() && order.iter().all(|&t| (t as usize) < positions);
+                let leaf_triangles = in_range.then(|| crate::query::leaf_triangles(&mesh, &order));
+                Ok((mesh, leaf_triangles))
             },
             || -> Result<_, LoadError> {
-                let wide = if wide_count == 0 {
-                    None
-                } else {
-                    let nodes = PageArray::collect(
-                        wide_count,
-                        wide.decoded()
-                            .chunks_exact(WIDE_WORDS)
-                            .map(WideLayout::node_from_saved_words),
-                    );
-                    Some(WideBvh::from_saved(nodes, triangles).map_err(LoadError::Tree)?)
-                };
-                Ok((wide, read_leaf_triangles(&leaves.decoded(), &order)?))
+                let nodes = read_nodes::<V>(node_count, &nodes.decoded())?;
+                let bvh =
+                    Bvh::from_saved(nodes, order.to_vec(), triangles).map_err(LoadError::Tree)?;
+                if wide_count == 0 {
+                    return Ok((bvh, None));
+                }
+                let nodes = PageArray::collect(
+                    wide_count,
+                    wide.decoded()
+                        .chunks_exact(WIDE_WORDS)
+                        .map(WideLayout::node_from_saved_words),
+                );
+                let wide = WideBvh::from_saved(nodes, positions).map_err(LoadError::Tree)?;
+                check_coverage(&wide, positions)?;
+                Ok((bvh, Some(wide)))
             },
         )?;
-        if mesh.len() != triangles {
-            return Err(LoadError::Corrupt {
-                section: "leaf triangles",
-                index: triangles,
-                reason: "not one per triangle",
-            });
-        }
+        // `Bvh::from_saved` accepted the order, so the triangles were made.
+        let leaf_triangles = leaf_triangles.expect("an order over the mesh's triangles");
+        // `Bvh::validate`'s tolerance, for saved OBBs: their fits round.
+        let tolerance = 1e-5 * mesh.aabb().extents().amax().max(Real::MIN_POSITIVE);
+        let triangles = &leaf_triangles;
+        let settle = || V::settle(&mut bvh, triangles, tolerance);
+        let mut wide = wide;
+        let refit_wide = || {
+            if let Some(wide) = &mut wide {
+                wide.refit(|first, count| {
+                    crate::query::run_box(&triangles[first as usize..(first + count) as usize])
+                });
+            }
+        };
+        let apart = crate::query::layouts_apart(&mesh);
+        let (settled, ()) = join_if(apart, settle, refit_wide);
+        settled?;
         Ok(MeshTree::from_parts(mesh, bvh, wide, leaf_triangles))
     }
 }

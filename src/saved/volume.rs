@@ -1,8 +1,12 @@
 //! Bounding volumes as words in a saved file.
 
 use crate::bounding_volume::{Aabb, Obb, PackedObb};
-use crate::bvh::BoundingVolume;
+use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind, ValidationError};
+use crate::intersect::TriangleLanes;
+use crate::math::Real;
 use crate::math::{Matrix, Point, Vector};
+use crate::query::run_box;
+use crate::saved::LoadError;
 use crate::saved::format::real;
 
 mod sealed {
@@ -21,14 +25,103 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
     /// Words per volume.
     #[doc(hidden)]
     const WORDS: usize;
+    /// Makes a loaded tree's volumes right for its mesh, whose triangles
+    /// `triangles` holds in leaf order: AABBs, which are not saved, are
+    /// refitted (exact in one pass, so no file can carry wrong ones);
+    /// other volumes are saved, and checked ([`SavedVolume::check_bounds`]).
+    #[doc(hidden)]
+    // The trait is sealed and this method hidden: only this crate calls it.
+    #[allow(private_interfaces)]
+    fn settle(
+        bvh: &mut Bvh<Self>,
+        triangles: &[TriangleLanes],
+        tolerance: Real,
+    ) -> Result<(), LoadError> {
+        Self::check_bounds(bvh, triangles, tolerance)
+    }
     /// Appends the volume's words.
     #[doc(hidden)]
     fn words(&self, out: &mut Vec<u32>);
     /// The volume from `WORDS` words, or `None` when they describe no
-    /// volume a build makes (non-finite, inverted, negative extents). A
-    /// well-formed but forged volume can make a query wrong, never unsafe.
+    /// volume a build makes (non-finite, inverted, negative extents).
+    /// Whether it holds its triangles is [`SavedVolume::check_bounds`]'s
+    /// question, asked once the tree is linked.
     #[doc(hidden)]
     fn from_words(w: &[u32]) -> Option<Self>;
+    /// The volume as an oriented box (the point test of
+    /// [`SavedVolume::check_bounds`], decoded once per node).
+    #[doc(hidden)]
+    fn to_obb(&self) -> Obb;
+    /// Checks that every node's volume holds the vertices of the
+    /// triangles below it, given in leaf order (a loaded tree against its
+    /// mesh's triangles; the links are checked before), within `tolerance`
+    /// as OBB fits round ([`Bvh::validate`]'s test). From the leaves up: a
+    /// node whose children's boxes lie wholly inside its own (their
+    /// corners, with no tolerance) holds what they hold; only the others
+    /// are tested on their triangles (the leaf order's run below them, as
+    /// builds lay subtrees out; other layouts are refused), so the cost
+    /// falls well below [`Bvh::validate`]'s O(n · depth).
+    #[doc(hidden)]
+    // The trait is sealed and this method hidden: only this crate calls it.
+    #[allow(private_interfaces)]
+    fn check_bounds(
+        bvh: &Bvh<Self>,
+        triangles: &[TriangleLanes],
+        tolerance: Real,
+    ) -> Result<(), LoadError> {
+        let nodes = bvh.nodes();
+        let volumes: Vec<Obb> = nodes.iter().map(|n| n.volume.to_obb()).collect();
+        // Each node's leaf positions, one range as built trees have them;
+        // children follow their parents, so a reverse pass sees them first.
+        let mut ranges = vec![(0u32, 0u32); nodes.len()];
+        for index in (0..nodes.len()).rev() {
+            ranges[index] = match nodes[index].kind(NodeId(index as u32)) {
+                NodeKind::Leaf { first, count } => (first, count),
+                NodeKind::Inner { left, right } => {
+                    let (l, r) = (ranges[left.index()], ranges[right.index()]);
+                    let first = l.0.min(r.0);
+                    let end = (l.0 + l.1).max(r.0 + r.1);
+                    if end - first != l.1 + r.1 {
+                        return Err(LoadError::Corrupt {
+                            section: "nodes",
+                            index,
+                            reason: "a subtree's triangles are not one run of the leaf order",
+                        });
+                    }
+                    (first, l.1 + r.1)
+                }
+            };
+        }
+        for index in (0..nodes.len()).rev() {
+            let volume = &volumes[index];
+            if let NodeKind::Inner { left, right } = nodes[index].kind(NodeId(index as u32)) {
+                let inside = |child: NodeId| {
+                    volumes[child.index()]
+                        .corners()
+                        .iter()
+                        .all(|c| volume.contains_point_within(c, 0.0))
+                };
+                if inside(left) && inside(right) {
+                    continue;
+                }
+            }
+            let (first, count) = ranges[index];
+            let below = &triangles[first as usize..(first + count) as usize];
+            let outside = below.iter().find(|t| {
+                let vertices = t.triangle().vertices();
+                !vertices
+                    .iter()
+                    .all(|v| volume.contains_point_within(v, tolerance))
+            });
+            if let Some(t) = outside {
+                return Err(LoadError::Tree(ValidationError::NotBounded {
+                    node: NodeId(index as u32),
+                    triangle: t.id(),
+                }));
+            }
+        }
+        Ok(())
+    }
 }
 
 fn finite(w: &[u32]) -> bool {
@@ -54,16 +147,30 @@ impl sealed::Sealed for Aabb {}
 impl SavedVolume for Aabb {
     const KIND: u32 = 1;
     const NAME: &'static str = "Aabb";
-    const WORDS: usize = 6;
+    const WORDS: usize = 0;
 
-    fn words(&self, out: &mut Vec<u32>) {
-        out.extend(self.min.iter().chain(self.max.iter()).map(|v| v.to_bits()));
+    #[allow(private_interfaces)]
+    fn settle(
+        bvh: &mut Bvh<Self>,
+        triangles: &[TriangleLanes],
+        _tolerance: Real,
+    ) -> Result<(), LoadError> {
+        bvh.refit_runs(|first, count| {
+            run_box(&triangles[first as usize..(first + count) as usize])
+        });
+        Ok(())
     }
 
-    fn from_words(w: &[u32]) -> Option<Self> {
-        let (min, max) = (point(&w[0..3]), point(&w[3..6]));
-        let ordered = (0..3).all(|i| min[i] <= max[i]);
-        (finite(w) && ordered).then(|| Aabb::new(min, max))
+    /// Nothing: the load refits every box from the mesh.
+    fn words(&self, _out: &mut Vec<u32>) {}
+
+    /// An empty box, refitted before any query can run.
+    fn from_words(_w: &[u32]) -> Option<Self> {
+        Some(Aabb::EMPTY)
+    }
+
+    fn to_obb(&self) -> Obb {
+        Obb::from_aabb(self)
     }
 }
 
@@ -91,6 +198,10 @@ impl SavedVolume for Obb {
             half_extents,
         })
     }
+
+    fn to_obb(&self) -> Obb {
+        *self
+    }
 }
 
 impl sealed::Sealed for PackedObb {}
@@ -116,5 +227,9 @@ impl SavedVolume for PackedObb {
         let placed = finite(&w[0..3]) && finite(&w[6..9]);
         (placed && unit && extents(&half_extents))
             .then(|| PackedObb::new(point(&w[0..3]), half_extents, rotation))
+    }
+
+    fn to_obb(&self) -> Obb {
+        self.unpack()
     }
 }
