@@ -166,11 +166,11 @@ fn parse_ascii(path: &Path, bytes: &[u8]) -> Result<TriMesh, MeshError> {
     let mut triangles = Vec::new();
     while let Some(solid) = tokens.next() {
         let solid = expect(path, Some(solid), "solid", &tokens)?;
-        skip_name(&mut tokens, solid.line);
+        skip_name(&mut tokens, solid.line, "facet");
         loop {
             let token = tokens.next();
-            if token.is_some_and(|t| t.is("endsolid")) {
-                tokens.skip_line();
+            if let Some(end) = token.filter(|t| t.is("endsolid")) {
+                skip_name(&mut tokens, end.line, "solid");
                 break;
             }
             expect(path, token, "facet", &tokens)
@@ -203,17 +203,29 @@ fn parse_ascii(path: &Path, bytes: &[u8]) -> Result<TriMesh, MeshError> {
     finish(path, welder.vertices, triangles)
 }
 
-/// Skips the name after `solid` on line `line`: the rest of that line (a
-/// name may hold spaces), except where the first facet (`facet normal`) or
-/// the end of the solid starts on it, as in files written on one line.
-fn skip_name(tokens: &mut Tokens<'_>, line: usize) {
+/// Skips the name after `solid` or `endsolid` on line `line`: the rest of
+/// that line (a name may hold spaces, and any words, keywords included),
+/// unless a facet ends on it (`endfacet`): a file written on one line,
+/// whose name then ends where the next facet (`facet normal`) or solid
+/// (`next`: `"solid"`) or the solid's end starts.
+fn skip_name(tokens: &mut Tokens<'_>, line: usize, next: &str) {
+    let on_line = |t: &Token<'_>| t.line == line;
+    let one_line = tokens.clone().take_while(on_line).any(|t| t.is("endfacet"));
+    if !one_line {
+        tokens.skip_line();
+        return;
+    }
     loop {
         let mut ahead = tokens.clone();
-        let Some(token) = ahead.next().filter(|t| t.line == line) else {
+        let Some(token) = ahead.next().filter(on_line) else {
             return;
         };
-        let facet = token.is("facet") && ahead.clone().next().is_some_and(|t| t.is("normal"));
-        if facet || token.is("endsolid") {
+        let starts = if next == "facet" {
+            token.is("facet") && ahead.clone().next().is_some_and(|t| t.is("normal"))
+        } else {
+            token.is(next)
+        };
+        if starts || token.is("endsolid") {
             return;
         }
         *tokens = ahead;

@@ -18,7 +18,8 @@
 //! intent, and a file rewritten with a correct checksum (forged, or
 //! written by a faulty tool) cannot give wrong answers either: its AABBs
 //! and leaf triangles are its mesh's by construction, and saved OBBs must
-//! hold the triangles below them, within
+//! be rotations (orthonormal frames, to `1e-5`) holding the triangles
+//! below them, within
 //! [`Bvh::validate`](crate::Bvh::validate)'s rounding tolerance (`1e-5` of
 //! the mesh's size), as their fit rounds. The form needs no dependency;
 //! the `serde` feature adds serde's traits for `TriMesh` and `MeshTree`

@@ -272,4 +272,25 @@ fn loaded_geometry_is_the_mesh_s_and_forged_obbs_are_refused() {
     bytes[half_x..half_x + 4].copy_from_slice(&(0.5 * h).to_le_bytes());
     let e = MeshTree::<crate::PackedObb>::from_saved_bytes(&resealed(bytes)).expect_err("root");
     assert!(matches!(e, LoadError::Tree(_)), "{e}");
+
+    // A review's forgery: full OBBs whose axes are all zero "contain"
+    // every point, so they passed the containment check while the overlap
+    // test missed contacts. A saved frame must be a rotation.
+    let tree = MeshTree::<crate::Obb>::new(mesh.clone());
+    let mut bytes = tree.to_saved_bytes();
+    let axes = nodes_at + 12; // the root's nine axis words, after its centre
+    for k in 0..9 {
+        bytes[axes + 4 * k..axes + 4 * k + 4].copy_from_slice(&0.0f32.to_le_bytes());
+    }
+    let e = MeshTree::<crate::Obb>::from_saved_bytes(&resealed(bytes)).expect_err("zero axes");
+    assert!(
+        matches!(
+            e,
+            LoadError::Corrupt {
+                section: "nodes",
+                ..
+            }
+        ),
+        "{e}"
+    );
 }

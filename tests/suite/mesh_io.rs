@@ -757,12 +757,21 @@ fn stl_ascii_on_one_line_and_names_with_spaces_load() {
     for text in [
         format!("solid x {facet} endsolid x\n"),
         format!("solid {facet} endsolid\n"),
+        // Names are the rest of their line, keywords and all, unless a
+        // facet ends on that line.
         format!("solid a part named facet\n{facet}\nendsolid a part named facet\n"),
+        format!("solid facet normal map\n{facet}\nendsolid\n"),
+        format!("solid Facet Normal test\n{facet}\nendsolid\n"),
+        format!("solid part endsolid copy\n{facet}\nendsolid\n"),
     ] {
         let mesh = TriMesh::from_stl_bytes("test.stl", text.as_bytes())
             .unwrap_or_else(|e| panic!("{text:?}: {e}"));
         assert_eq!(mesh.indices(), &[[0, 1, 2]], "{text:?}");
     }
+    // Two solids on one line: both are read.
+    let two = format!("solid a {facet} endsolid a solid b {facet} endsolid b\n");
+    let mesh = TriMesh::from_stl_bytes("test.stl", two.as_bytes()).unwrap();
+    assert_eq!(mesh.len(), 2);
     // An empty solid on one line has no triangles, which a mesh needs.
     assert!(TriMesh::from_stl_bytes("test.stl", b"solid x endsolid x\n").is_err());
 }
