@@ -120,14 +120,25 @@ impl<const W: usize> WideNode<W> {
         }
     }
 
+    /// Replaces the box of child `lane` with `b`, taken by value and
+    /// stored component by component: through a reference (as
+    /// [`WideNode::set_child_box`] takes it) the box went to the stack in
+    /// pieces and was read back wider inside refits, a store-forwarding
+    /// stall that held 40% of a refit's samples.
+    #[inline(always)]
+    pub(crate) fn set_child_bounds(&mut self, lane: usize, b: Aabb) {
+        let (min, max) = ([b.min.x, b.min.y, b.min.z], [b.max.x, b.max.y, b.max.z]);
+        for axis in 0..3 {
+            self.bounds[0][axis][lane] = min[axis];
+            self.bounds[1][axis][lane] = max[axis];
+        }
+    }
+
     /// Replaces the box of child `lane`: refits of trees kept only in this
     /// form (a scene's top level).
     #[inline(always)]
     pub(crate) fn set_child_box(&mut self, lane: usize, aabb: &Aabb) {
-        for axis in 0..3 {
-            self.bounds[0][axis][lane] = aabb.min[axis];
-            self.bounds[1][axis][lane] = aabb.max[axis];
-        }
+        self.set_child_bounds(lane, *aabb);
     }
 
     /// Bit `lane` is set when child `lane`'s box meets `b` (boundaries
@@ -584,12 +595,7 @@ impl<const W: usize> WideBvh<W> {
         for node in nodes.iter_mut() {
             for lane in 0..W {
                 if let WideChild::Leaf { first, count } = node.child(lane) {
-                    let b = leaf_box(first, count);
-                    let (min, max) = ([b.min.x, b.min.y, b.min.z], [b.max.x, b.max.y, b.max.z]);
-                    for axis in 0..3 {
-                        node.bounds[0][axis][lane] = min[axis];
-                        node.bounds[1][axis][lane] = max[axis];
-                    }
+                    node.set_child_bounds(lane, leaf_box(first, count));
                 }
             }
         }
@@ -598,34 +604,25 @@ impl<const W: usize> WideBvh<W> {
             let (upto, after) = nodes.split_at_mut(i + 1);
             let node = &mut upto[i];
             for lane in 0..W {
-                let b = match node.child(lane) {
-                    WideChild::Node(child) => after[child as usize - i - 1].bounds(),
-                    WideChild::Leaf { .. } | WideChild::Empty => continue,
-                };
-                // Component by component: through `set_child_box`'s
-                // reference the box went to the stack in pieces and was
-                // read back wider, a store-forwarding stall that held 40%
-                // of the refit's samples.
-                let (min, max) = ([b.min.x, b.min.y, b.min.z], [b.max.x, b.max.y, b.max.z]);
-                for axis in 0..3 {
-                    node.bounds[0][axis][lane] = min[axis];
-                    node.bounds[1][axis][lane] = max[axis];
+                if let WideChild::Node(child) = node.child(lane) {
+                    node.set_child_bounds(lane, after[child as usize - i - 1].bounds());
                 }
             }
         }
     }
 
-    /// A layout from saved nodes over a leaf order of `positions`
-    /// triangles, checked in O(n) before any query can run: every inner
-    /// child after its parent and inside the array, every node reached
-    /// once, at least one lane used, leaf ranges non-empty and inside the
-    /// order. Unused lanes get empty boxes (rays treat entered unused lanes
-    /// as leaves), the leaf blocks and the depth are recomputed, never
+    /// A layout from saved nodes over the leaf order `order`, checked in
+    /// O(n) before any query can run: every inner child after its parent
+    /// and inside the array, every node reached once, at least one lane
+    /// used, leaf ranges non-empty, inside the order and covering it once
+    /// (as `Bvh::from_saved` checks the binary tree's). Unused lanes get
+    /// empty boxes (rays treat entered unused lanes as leaves), the leaf blocks and the depth are recomputed, never
     /// read, and the caller refits the used lanes' boxes before a query.
     pub(crate) fn from_saved(
         mut nodes: PageArray<WideNode<W>>,
-        positions: usize,
+        order: &[u32],
     ) -> Result<Self, super::ValidationError> {
+        let mut covered = vec![false; order.len()];
         let bad = |i: usize| super::ValidationError::BadLink {
             node: NodeId(i as u32),
         };
@@ -657,8 +654,12 @@ impl<const W: usize> WideBvh<W> {
                     }
                     WideChild::Leaf { first, count } => {
                         // Descents read a zero count as an inner node.
-                        if count == 0 || first as usize + count as usize > positions {
-                            return Err(bad(i));
+                        let range = first as usize..first as usize + count as usize;
+                        match covered.get_mut(range) {
+                            Some(slots) if count != 0 && !slots.iter().any(|&c| c) => {
+                                slots.fill(true);
+                            }
+                            _ => return Err(bad(i)),
                         }
                     }
                     WideChild::Node(child) => {
@@ -674,6 +675,12 @@ impl<const W: usize> WideBvh<W> {
         }
         if let Some(node) = reached.iter().position(|r| !r) {
             return Err(bad(node));
+        }
+        if let Some(position) = covered.iter().position(|c| !c) {
+            return Err(super::ValidationError::TriangleCount {
+                triangle: crate::shape::TriangleId(order[position]),
+                seen: 0,
+            });
         }
         link_leaf_blocks(&mut nodes);
         Ok(WideBvh { nodes, depth })

@@ -71,21 +71,12 @@ pub(crate) fn leaf_triangles(mesh: &TriMesh, order: &[u32]) -> PageArray<Triangl
     triangles
 }
 
-/// The box of a run of leaf triangles (a wide leaf's, in refits).
+/// The box of a run of leaf triangles (a leaf's, in refits). A loop by
+/// component measured the same as this fold (1M terrain `set_vertices`,
+/// alternated criterion runs: 54.5–56.5 against 54.4–54.9 ms).
 #[inline(always)]
 pub(crate) fn run_box(run: &[TriangleLanes]) -> Aabb {
-    let (mut min, mut max) = ([Real::INFINITY; 3], [Real::NEG_INFINITY; 3]);
-    for t in run {
-        let b = t.aabb();
-        for axis in 0..3 {
-            min[axis] = min[axis].min(b.min[axis]);
-            max[axis] = max[axis].max(b.max[axis]);
-        }
-    }
-    Aabb {
-        min: min.into(),
-        max: max.into(),
-    }
+    run.iter().fold(Aabb::EMPTY, |b, t| b.union(&t.aabb()))
 }
 
 /// Triangles whose corner indices [`leaf_triangles`] gathers ahead.

@@ -266,16 +266,10 @@ fn layouts<V: BoundingVolume>(
 /// them).
 const LAYOUTS_APART_FROM: usize = 1 << 15;
 
-/// Whether a load refits the tree beside making the leaf triangles on two
-/// threads ([`apart`] for a caller that always wants it).
-pub(crate) fn layouts_apart(mesh: &TriMesh) -> bool {
-    apart(mesh, true)
-}
-
 /// Whether two independent halves of a build or refit step go to two
 /// threads: when `wanted` and the mesh is large enough to repay the
 /// hand-off (without the `parallel` feature they run in turn regardless).
-fn apart(mesh: &TriMesh, wanted: bool) -> bool {
+pub(crate) fn apart(mesh: &TriMesh, wanted: bool) -> bool {
     wanted && mesh.len() >= LAYOUTS_APART_FROM
 }
 

@@ -24,7 +24,7 @@ pub use line_of_sight::{SightOptions, Visibility};
 pub use mesh_cast::MeshCastHit;
 pub use mesh_distance::{ErrorBound, MeshDistance};
 pub use mesh_overlap::{Contact, OverlapStats, TrianglePair, Which};
-pub(crate) use mesh_tree::layouts_apart;
+pub(crate) use mesh_tree::apart;
 pub use mesh_tree::{MeshTree, PlacedMesh};
 pub use raycast::RayHit;
 pub use region::Region;

@@ -1,6 +1,6 @@
 //! Saving and loading meshes and mesh trees.
 
-use crate::bvh::{Bvh, Node, WideBvh, WideChild, WideLayout};
+use crate::bvh::{Bvh, Node, WideBvh, WideLayout};
 use crate::math::{Point, Real};
 use crate::memory::PageArray;
 use crate::mesh::TriMesh;
@@ -106,33 +106,6 @@ fn join_if<A: Send, B: Send>(
     (a(), b())
 }
 
-/// Checks that the wide layout's leaves cover every leaf position exactly
-/// once (its links and ranges are checked by `WideBvh::from_saved`, but a
-/// range may have been shortened or shifted, which rays would not notice).
-fn check_coverage(wide: &WideLayout, positions: usize) -> Result<(), LoadError> {
-    let mut covered = vec![false; positions];
-    let corrupt = |index, reason| LoadError::Corrupt {
-        section: "wide nodes",
-        index,
-        reason,
-    };
-    for (index, node) in wide.nodes().iter().enumerate() {
-        for lane in 0..8 {
-            if let WideChild::Leaf { first, count } = node.child(lane) {
-                let range = &mut covered[first as usize..(first + count) as usize];
-                if range.iter().any(|&c| c) {
-                    return Err(corrupt(index, "a triangle in two leaves"));
-                }
-                range.fill(true);
-            }
-        }
-    }
-    match covered.iter().position(|&c| !c) {
-        Some(position) => Err(corrupt(position, "a triangle in no leaf")),
-        None => Ok(()),
-    }
-}
-
 impl TriMesh {
     /// The mesh in boxtree's saved form (see [`crate::saved`]).
     #[must_use]
@@ -162,7 +135,7 @@ impl<V: SavedVolume> MeshTree<V> {
     /// volumes of OBB trees), the leaf order and the 8-wide layout's links.
     /// What a load can recompute exactly in one pass is left out: the
     /// leaf-order triangles and every AABB, which it refits from the mesh,
-    /// so a loaded tree's geometry is its mesh's by construction. About 38
+    /// so a loaded tree's geometry is its mesh's by construction. About 37
     /// bytes per triangle for AABB trees.
     ///
     /// ```
@@ -236,8 +209,7 @@ impl<V: SavedVolume> MeshTree<V> {
                         .chunks_exact(WIDE_WORDS)
                         .map(WideLayout::node_from_saved_words),
                 );
-                let wide = WideBvh::from_saved(nodes, positions).map_err(LoadError::Tree)?;
-                check_coverage(&wide, positions)?;
+                let wide = WideBvh::from_saved(nodes, &order).map_err(LoadError::Tree)?;
                 Ok((bvh, Some(wide)))
             },
         )?;
@@ -255,7 +227,7 @@ impl<V: SavedVolume> MeshTree<V> {
                 });
             }
         };
-        let apart = crate::query::layouts_apart(&mesh);
+        let apart = crate::query::apart(&mesh, true);
         let (settled, ()) = join_if(apart, settle, refit_wide);
         settled?;
         Ok(MeshTree::from_parts(mesh, bvh, wide, leaf_triangles))

@@ -25,46 +25,35 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
     /// Words per volume.
     #[doc(hidden)]
     const WORDS: usize;
-    /// Makes a loaded tree's volumes right for its mesh, whose triangles
-    /// `triangles` holds in leaf order: AABBs, which are not saved, are
-    /// refitted (exact in one pass, so no file can carry wrong ones);
-    /// other volumes are saved, and checked ([`SavedVolume::check_bounds`]).
-    #[doc(hidden)]
-    // The trait is sealed and this method hidden: only this crate calls it.
-    #[allow(private_interfaces)]
-    fn settle(
-        bvh: &mut Bvh<Self>,
-        triangles: &[TriangleLanes],
-        tolerance: Real,
-    ) -> Result<(), LoadError> {
-        Self::check_bounds(bvh, triangles, tolerance)
-    }
     /// Appends the volume's words.
     #[doc(hidden)]
     fn words(&self, out: &mut Vec<u32>);
     /// The volume from `WORDS` words, or `None` when they describe no
     /// volume a build makes (non-finite, inverted, negative extents).
-    /// Whether it holds its triangles is [`SavedVolume::check_bounds`]'s
+    /// Whether it holds its triangles is [`SavedVolume::settle`]'s
     /// question, asked once the tree is linked.
     #[doc(hidden)]
     fn from_words(w: &[u32]) -> Option<Self>;
     /// The volume as an oriented box (the point test of
-    /// [`SavedVolume::check_bounds`], decoded once per node).
+    /// [`SavedVolume::settle`], decoded once per node; AABBs, refitted
+    /// instead, never need it).
     #[doc(hidden)]
     fn to_obb(&self) -> Obb;
-    /// Checks that every node's volume holds the vertices of the
-    /// triangles below it, given in leaf order (a loaded tree against its
-    /// mesh's triangles; the links are checked before), within `tolerance`
-    /// as OBB fits round: [`Bvh::validate`]'s test, each node against the
-    /// run of the leaf order below it (as builds lay subtrees out; other
-    /// layouts are refused), O(n · depth). (Skipping nodes whose children's
-    /// boxes lie inside their own saved a quarter of it, but is not sound
-    /// within a tolerance: a child's allowance, turned, pokes out further.)
+    /// Makes a loaded tree's volumes right for its mesh, whose triangles
+    /// `triangles` holds in leaf order. AABBs, which are not saved, are
+    /// refitted (exact in one pass, so no file can carry wrong ones). Saved
+    /// volumes are checked here: every node's must hold the vertices of
+    /// the triangles below it, within `tolerance` as OBB fits round
+    /// ([`Bvh::validate`]'s test), each node against the run of the leaf
+    /// order below it (as builds lay subtrees out; other layouts are
+    /// refused), O(n · depth). (Skipping nodes whose children's boxes lie
+    /// inside their own saved a quarter of it, but is not sound within a
+    /// tolerance: a child's allowance, turned, pokes out further.)
     #[doc(hidden)]
     // The trait is sealed and this method hidden: only this crate calls it.
     #[allow(private_interfaces)]
-    fn check_bounds(
-        bvh: &Bvh<Self>,
+    fn settle(
+        bvh: &mut Bvh<Self>,
         triangles: &[TriangleLanes],
         tolerance: Real,
     ) -> Result<(), LoadError> {
