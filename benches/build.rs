@@ -48,7 +48,7 @@ fn workloads() -> Vec<(String, TriMesh)> {
     // The raycast bench's architectural scene.
     meshes.push(("city 171k".into(), TriMesh::city(10, 3)));
     for name in ["bunny", "env", "rob"] {
-        let path = format!("{}/tests/data/{name}.obj", env!("CARGO_MANIFEST_DIR"));
+        let path = common::data(&format!("{name}.obj"));
         match TriMesh::load(&path) {
             Ok(mesh) => meshes.push((name.into(), mesh)),
             Err(e) => eprintln!("skipping {name}: {e}"),

@@ -388,7 +388,7 @@ fn fcl_check(
 }
 
 fn load(name: &str) -> TriMesh {
-    TriMesh::load(format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))).expect("mesh loads")
+    TriMesh::load(common::data(name)).expect("mesh loads")
 }
 
 fn distance(c: &mut Criterion) {

@@ -38,8 +38,7 @@ use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterio
 const HALF_BUNNY_POSES: usize = 10_000;
 
 fn load(name: &str) -> TriMesh {
-    TriMesh::load(format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR")))
-        .expect("bench mesh loads")
+    TriMesh::load(common::data(name)).expect("bench mesh loads")
 }
 
 /// `count` poses for B, half overlapping A (by boxtree's answer, which the

@@ -306,8 +306,7 @@ fn embree_beside(
 }
 
 fn raycast(c: &mut Criterion) {
-    let bunny = TriMesh::load(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bunny.obj"))
-        .expect("bunny loads");
+    let bunny = TriMesh::load(common::data("bunny.obj")).expect("bunny loads");
     let bunny_segments = segments(&bunny, 1, 1.0);
     bench_mesh(c, "bunny", bunny, &bunny_segments);
     let city = TriMesh::city(10, 3);

@@ -233,8 +233,7 @@ fn cast_run<'a, V: BoundingVolume>(
 }
 
 fn shape_cast(c: &mut Criterion) {
-    let bunny = TriMesh::load(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bunny.obj"))
-        .expect("bunny loads");
+    let bunny = TriMesh::load(common::data("bunny.obj")).expect("bunny loads");
     let parry = parry_mesh(&bunny);
     let sets = [
         ("bunny small spheres", Kind::Spheres(0.002, 0.005)),

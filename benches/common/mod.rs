@@ -19,6 +19,11 @@ mod meshes;
 #[allow(unused_imports)]
 pub use meshes::half_size;
 
+/// The path of a mesh in the library's `tests/data` folder.
+pub fn data(name: &str) -> String {
+    format!("{}/../tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
 /// parry3d's vector for one of ours.
 pub fn pv(v: &Vector) -> parry3d::math::Vector {
     parry3d::math::Vector::new(v.x, v.y, v.z)
