@@ -6,7 +6,7 @@
 //! meshes in the same run. Also per mesh: loading the saved AABB tree and
 //! deforming it (`MeshTree::set_vertices`), beside its build.
 //!
-//! Run with `cargo bench --bench build`. Each mesh prints one line per tree
+//! Run in `benches/` with `cargo bench --bench build`. Each mesh prints one line per tree
 //! with the median build time, bytes per triangle, SAH cost and the speed-up
 //! over parry3d; criterion records the same builds.
 

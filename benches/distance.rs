@@ -11,7 +11,7 @@
 //! `--features fcl` also FCL 0.7's `fcl::distance` on `BVHModel<OBBRSS>`
 //! (`benches/fcl`), checked against boxtree's distances first.
 //!
-//! Run with `cargo bench --bench distance`. Each configuration prints a
+//! Run in `benches/` with `cargo bench --bench distance`. Each configuration prints a
 //! `distance` line with ns/query and the speed-up over parry3d; criterion
 //! records the same runs.
 

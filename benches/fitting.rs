@@ -2,7 +2,7 @@
 //! Welzl spheres, Quickhull, the two covariance OBBs and the near-minimum-volume
 //! OBB, on 1k, 10k, 100k and 1M points, so the growth with `n` is visible.
 //!
-//! Run with `cargo bench --bench fitting`. Every (method, n) prints one
+//! Run in `benches/` with `cargo bench --bench fitting`. Every (method, n) prints one
 //! `fit` line with the median time of one fit and the nanoseconds per point;
 //! criterion records the same fits. The input is a deterministic cloud
 //! uniform in a rotated, shifted ellipsoid with semi-axes 4, 2 and 1 (its

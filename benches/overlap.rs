@@ -14,7 +14,7 @@
 //! `BVHModel<OBBRSS>` (`benches/fcl`), its answers checked against boxtree's
 //! first.
 //!
-//! Run with `cargo bench --bench overlap`. Each configuration prints an
+//! Run in `benches/` with `cargo bench --bench overlap`. Each configuration prints an
 //! `overlap` line with ns/query, the speed-up over parry3d (and the ratio to
 //! FCL's time) and the volume and triangle tests per query; criterion
 //! records the same runs.

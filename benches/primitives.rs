@@ -1,6 +1,6 @@
 //! Nanoseconds per primitive test, boxtree beside parry3d on the same inputs.
 //!
-//! Run with `cargo bench --bench primitives`; each group prints a
+//! Run in `benches/` with `cargo bench --bench primitives`; each group prints a
 //! `side-by-side` line with both medians and the speed-up.
 
 mod common;

@@ -7,7 +7,7 @@
 //! a procedural town of thin walls, railings and long roof triangles
 //! (`TriMesh::city`), and a 1M-triangle terrain with spheres.
 //!
-//! Run with `cargo bench --bench raycast`. Each configuration prints a
+//! Run in `benches/` with `cargo bench --bench raycast`. Each configuration prints a
 //! `raycast` line with ns/query, Mrays/s, the blocked fraction, the
 //! speed-up over parry3d and the ratio to Embree's time; criterion records
 //! the same runs.

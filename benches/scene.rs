@@ -7,7 +7,7 @@
 //! With `--features fcl` the field also runs in FCL 0.7 (`benches/fcl`):
 //! its dynamic AABB tree manager over shared `BVHModel<OBBRSS>`es.
 //!
-//! Run with `cargo bench --bench scene`. Each configuration prints a
+//! Run in `benches/` with `cargo bench --bench scene`. Each configuration prints a
 //! `scene` line with criterion's median per query (or per frame) and the
 //! ratio to parry3d; criterion records the same runs.
 

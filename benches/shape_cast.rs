@@ -6,7 +6,7 @@
 //! `bunny.obj` (20,000 casts) and a million-triangle heightfield (2,000),
 //! checked against each other before timing.
 //!
-//! Run with `cargo bench --bench shape_cast`. Each row prints µs per cast
+//! Run in `benches/` with `cargo bench --bench shape_cast`. Each row prints µs per cast
 //! and the speed-up over parry3d.
 
 mod common;

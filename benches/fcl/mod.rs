@@ -3,7 +3,7 @@
 //! `BVHModel<OBBRSS>` per distinct mesh shared by its objects, under a
 //! `DynamicAABBTreeCollisionManager`; and a pair of meshes for
 //! `fcl::distance` and `fcl::collide`. The C++ side is `shim.cpp`, compiled
-//! by the crate's `build.rs`; only what the benches call is bound.
+//! by `fcl/build.rs`; only what the benches call is bound.
 #![allow(unsafe_code, dead_code)]
 
 use std::ffi::c_void;
