@@ -11,9 +11,10 @@
 //! Binary or ASCII: a binary file may itself begin with `solid`, so the
 //! length decides first: a file of exactly `84 + 50 n` bytes, with `n` its
 //! stored count, is binary. Otherwise text starting with `solid` and holding
-//! no NUL byte is ASCII, and anything else is binary, whose count is then
-//! checked against the length before any allocation: a count that does not
-//! match the length exactly is an error naming both.
+//! no NUL byte is ASCII (a NUL after more than a header's worth of text is
+//! an error naming its line), and anything else is binary, whose count is
+//! then checked against the length before any allocation: a count that
+//! does not match the length exactly is an error naming both.
 //!
 //! Welding: STL stores each triangle's corners separately. Corners with
 //! exactly equal coordinates (bit equality after mapping `-0` to `+0`, via a
@@ -49,11 +50,33 @@ impl TriMesh {
 
 /// Parses an STL file held in `bytes`.
 pub(super) fn parse(path: &Path, bytes: &[u8]) -> Result<TriMesh, MeshError> {
-    if !binary_length_matches(bytes) && starts_with_solid(bytes) && !bytes.contains(&0) {
-        parse_ascii(path, bytes)
-    } else {
-        parse_binary(path, bytes)
+    if binary_length_matches(bytes) || !starts_with_solid(bytes) {
+        return parse_binary(path, bytes);
     }
+    match bytes.iter().position(|&b| b == 0) {
+        None => parse_ascii(path, bytes),
+        Some(at) if text_with_a_stray_nul(bytes, at) => {
+            let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+            Err(file_error(
+                path,
+                Some(line),
+                "a NUL byte in ASCII STL text (and the length fits no binary STL)",
+            ))
+        }
+        Some(_) => parse_binary(path, bytes),
+    }
+}
+
+/// True when the NUL byte at `at` follows text only, and lies past where a
+/// binary header would end: a damaged ASCII file, whose error should name
+/// the line. A binary file starting with `solid` has its first NUL within
+/// its header or count (a count below 2²⁴ has a zero byte), or soon after
+/// among its floats' bytes, which are rarely all printable.
+fn text_with_a_stray_nul(bytes: &[u8], at: usize) -> bool {
+    at >= BINARY_HEADER
+        && bytes[..at]
+            .iter()
+            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
 }
 
 /// True for a binary STL of the right length or text starting with `solid`.
