@@ -44,14 +44,15 @@ fn flat_slack(points: &[Point]) -> f64 {
 
 /// Largest distance of any input point above the plane of any triangle.
 fn worst_excursion(points: &[Point], hull: &ConvexHull) -> f64 {
+    let points: Vec<_> = points.iter().map(wide).collect();
     let mut worst = f64::NEG_INFINITY;
     for t in &hull.triangles {
         let [a, b, c] = t.map(|i| wide(&hull.vertices[i as usize]));
         let Some(n) = (b - a).cross(&(c - a)).try_normalize(0.0) else {
             continue;
         };
-        for p in points {
-            worst = worst.max(n.dot(&(wide(p) - a)));
+        for p in &points {
+            worst = worst.max(n.dot(&(p - a)));
         }
     }
     worst
@@ -275,14 +276,15 @@ fn check_flat(points: &[Point], hull: &ConvexHull) {
             "triangle {t:?} flipped"
         );
     }
+    let slack = flat_slack(points);
     for p in points {
         let p = wide(p);
-        assert!(normal.dot(&(p - ring[0])).abs() <= flat_slack(points));
+        assert!(normal.dot(&(p - ring[0])).abs() <= slack);
         for i in 0..m {
             let (a, b) = (ring[i], ring[(i + 1) % m]);
             let inward = normal.cross(&(b - a)).normalize();
             assert!(
-                inward.dot(&(p - a)) >= -flat_slack(points),
+                inward.dot(&(p - a)) >= -slack,
                 "point outside polygon edge {i}"
             );
         }
