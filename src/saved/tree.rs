@@ -1,7 +1,7 @@
 //! Saving and loading meshes and mesh trees.
 
 use crate::bvh::{Bvh, Node, WideBvh, WideLayout};
-use crate::math::{Point, Real};
+use crate::math::Point;
 use crate::memory::PageArray;
 use crate::mesh::TriMesh;
 use crate::query::MeshTree;
@@ -215,10 +215,8 @@ impl<V: SavedVolume> MeshTree<V> {
         )?;
         // `Bvh::from_saved` accepted the order, so the triangles were made.
         let leaf_triangles = leaf_triangles.expect("an order over the mesh's triangles");
-        // `Bvh::validate`'s tolerance, for saved OBBs: their fits round.
-        let tolerance = 1e-5 * mesh.aabb().extents().amax().max(Real::MIN_POSITIVE);
         let triangles = &leaf_triangles;
-        let settle = || V::settle(&mut bvh, triangles, tolerance);
+        let settle = || V::settle(&mut bvh, triangles, &mesh);
         let mut wide = wide;
         let refit_wide = || {
             if let Some(wide) = &mut wide {

@@ -5,6 +5,7 @@ use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind, ValidationError};
 use crate::intersect::TriangleLanes;
 use crate::math::Real;
 use crate::math::{Matrix, Point, Vector};
+use crate::mesh::TriMesh;
 use crate::query::run_box;
 use crate::saved::LoadError;
 use crate::saved::format::real;
@@ -43,8 +44,8 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
     /// `triangles` holds in leaf order. AABBs, which are not saved, are
     /// refitted (exact in one pass, so no file can carry wrong ones). Saved
     /// volumes are checked here: every node's must hold the vertices of
-    /// the triangles below it, within `tolerance` as OBB fits round
-    /// ([`Bvh::validate`]'s test), each node against the run of the leaf
+    /// the triangles below it, within [`Bvh::validate`]'s tolerance of the
+    /// `mesh`'s size as OBB fits round, each node against the run of the leaf
     /// order below it (as builds lay subtrees out; other layouts are
     /// refused), O(n · depth). (Skipping nodes whose children's boxes lie
     /// inside their own saved a quarter of it, but is not sound within a
@@ -55,8 +56,9 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
     fn settle(
         bvh: &mut Bvh<Self>,
         triangles: &[TriangleLanes],
-        tolerance: Real,
+        mesh: &TriMesh,
     ) -> Result<(), LoadError> {
+        let tolerance = 1e-5 * mesh.aabb().extents().amax().max(Real::MIN_POSITIVE);
         let nodes = bvh.nodes();
         let volumes: Vec<Obb> = nodes.iter().map(|n| n.volume.to_obb()).collect();
         // Each node's leaf positions, one range as built trees have them;
@@ -129,7 +131,7 @@ impl SavedVolume for Aabb {
     fn settle(
         bvh: &mut Bvh<Self>,
         triangles: &[TriangleLanes],
-        _tolerance: Real,
+        _mesh: &TriMesh,
     ) -> Result<(), LoadError> {
         bvh.refit_runs(|first, count| {
             run_box(&triangles[first as usize..(first + count) as usize])
