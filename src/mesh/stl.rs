@@ -67,16 +67,17 @@ pub(super) fn parse(path: &Path, bytes: &[u8]) -> Result<TriMesh, MeshError> {
     }
 }
 
-/// True when the NUL byte at `at` follows text only, and lies past where a
-/// binary header would end: a damaged ASCII file, whose error should name
-/// the line. A binary file starting with `solid` has its first NUL within
-/// its header or count (a count below 2²⁴ has a zero byte), or soon after
-/// among its floats' bytes, which are rarely all printable.
+/// True when the NUL byte at `at` follows text only (UTF-8 names
+/// included), and lies past where a binary header would end: a damaged
+/// ASCII file, whose error should name the line. A binary file starting
+/// with `solid` has its first NUL within its header or count (a count
+/// below 2²⁴ has a zero byte), or soon after among its floats' bytes,
+/// which are rarely all text.
 fn text_with_a_stray_nul(bytes: &[u8], at: usize) -> bool {
     at >= BINARY_HEADER
         && bytes[..at]
             .iter()
-            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace() || !b.is_ascii())
 }
 
 /// True for a binary STL of the right length or text starting with `solid`.

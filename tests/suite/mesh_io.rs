@@ -824,15 +824,19 @@ fn stl_ascii_errors_name_the_line() {
         "no triangles",
     );
     // A NUL byte in text (long enough to be more than a binary header)
-    // names its line, rather than reading the file as a binary STL.
-    let mut bytes = format!("{head}vertex 0 1 0\nendloop\nendfacet\nendsolid x\n").into_bytes();
-    bytes.insert(bytes.len() - 20, 0);
-    assert_error(
-        TriMesh::from_stl_bytes("test.stl", &bytes),
-        "test.stl",
-        Some(8),
-        "a NUL byte in ASCII STL text",
-    );
+    // names its line, rather than reading the file as a binary STL; also
+    // when the solid's name is not ASCII.
+    let text = format!("{head}vertex 0 1 0\nendloop\nendfacet\nendsolid x\n");
+    for text in [text.clone(), text.replacen("solid x", "solid é", 1)] {
+        let mut bytes = text.into_bytes();
+        bytes.insert(bytes.len() - 20, 0);
+        assert_error(
+            TriMesh::from_stl_bytes("test.stl", &bytes),
+            "test.stl",
+            Some(8),
+            "a NUL byte in ASCII STL text",
+        );
+    }
     let bytes = b"solid x\n\xff\n";
     assert_error(
         TriMesh::from_stl_bytes("test.stl", bytes),
