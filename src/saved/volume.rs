@@ -35,11 +35,6 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
     /// question, asked once the tree is linked.
     #[doc(hidden)]
     fn from_words(w: &[u32]) -> Option<Self>;
-    /// The volume as an oriented box (the point test of
-    /// [`SavedVolume::settle`], decoded once per node; AABBs, refitted
-    /// instead, never need it).
-    #[doc(hidden)]
-    fn to_obb(&self) -> Obb;
     /// Makes a loaded tree's volumes right for its mesh, whose triangles
     /// `triangles` holds in leaf order. AABBs, which are not saved, are
     /// refitted (exact in one pass, so no file can carry wrong ones). Saved
@@ -60,7 +55,8 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
     ) -> Result<(), LoadError> {
         let tolerance = 1e-5 * mesh.aabb().extents().amax().max(Real::MIN_POSITIVE);
         let nodes = bvh.nodes();
-        let volumes: Vec<Obb> = nodes.iter().map(|n| n.volume.to_obb()).collect();
+        // Decoded once per node (a packed OBB's quaternion), not per point.
+        let volumes: Vec<Obb> = nodes.iter().map(|n| n.volume.oriented_box()).collect();
         // Each node's leaf positions, one range as built trees have them;
         // children follow their parents, so a reverse pass sees them first.
         let mut ranges = vec![(0u32, 0u32); nodes.len()];
@@ -146,10 +142,6 @@ impl SavedVolume for Aabb {
     fn from_words(_w: &[u32]) -> Option<Self> {
         Some(Aabb::EMPTY)
     }
-
-    fn to_obb(&self) -> Obb {
-        Obb::from_aabb(self)
-    }
 }
 
 impl sealed::Sealed for Obb {}
@@ -180,10 +172,6 @@ impl SavedVolume for Obb {
         // (zero axes) would "contain" every point.
         (finite(&w[..12]) && extents(&half_extents) && obb.has_valid_frame(1e-5)).then_some(obb)
     }
-
-    fn to_obb(&self) -> Obb {
-        *self
-    }
 }
 
 impl sealed::Sealed for PackedObb {}
@@ -209,9 +197,5 @@ impl SavedVolume for PackedObb {
         let placed = finite(&w[0..3]) && finite(&w[6..9]);
         (placed && unit && extents(&half_extents))
             .then(|| PackedObb::new(point(&w[0..3]), half_extents, rotation))
-    }
-
-    fn to_obb(&self) -> Obb {
-        self.unpack()
     }
 }
