@@ -66,6 +66,13 @@ impl std::fmt::Display for ValidationError {
 
 impl std::error::Error for ValidationError {}
 
+/// How far outside a node's volume a vertex may lie and still count as
+/// inside: `1e-5` of the mesh's size, as volume fits round. Shared by
+/// [`Bvh::validate`] and the check of saved OBBs.
+pub(crate) fn containment_tolerance(mesh: &TriangleSoup<'_>) -> Real {
+    1e-5 * mesh.aabb().extents().amax().max(Real::MIN_POSITIVE)
+}
+
 impl<V: BoundingVolume> Bvh<V> {
     /// Checks that every triangle appears exactly once, every node is reached
     /// exactly once, and every node's volume contains every vertex of every
@@ -89,8 +96,7 @@ impl<V: BoundingVolume> Bvh<V> {
                 seen: seen[t],
             });
         }
-        let scale = mesh.aabb().extents().amax().max(Real::MIN_POSITIVE);
-        let tolerance = 1e-5 * scale;
+        let tolerance = containment_tolerance(&mesh);
         let mut reached = vec![false; self.nodes.len()];
         // Each stack entry: a node and the ancestors whose volumes must contain its triangles.
         let mut stack: Vec<(NodeId, Vec<NodeId>)> = vec![(NodeId::ROOT, Vec::new())];

@@ -1,9 +1,8 @@
 //! Bounding volumes as words in a saved file.
 
 use crate::bounding_volume::{Aabb, Obb, PackedObb};
-use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind, ValidationError};
+use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind, ValidationError, containment_tolerance};
 use crate::intersect::TriangleLanes;
-use crate::math::Real;
 use crate::math::{Matrix, Point, Vector};
 use crate::mesh::TriMesh;
 use crate::query::run_box;
@@ -53,7 +52,7 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
         triangles: &[TriangleLanes],
         mesh: &TriMesh,
     ) -> Result<(), LoadError> {
-        let tolerance = 1e-5 * mesh.aabb().extents().amax().max(Real::MIN_POSITIVE);
+        let tolerance = containment_tolerance(&mesh.soup());
         let nodes = bvh.nodes();
         // Decoded once per node (a packed OBB's quaternion), not per point.
         let volumes: Vec<Obb> = nodes.iter().map(|n| n.volume.oriented_box()).collect();
