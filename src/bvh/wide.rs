@@ -121,10 +121,9 @@ impl<const W: usize> WideNode<W> {
     }
 
     /// Replaces the box of child `lane` with `b`, taken by value and
-    /// stored component by component: through a reference (as
-    /// [`WideNode::set_child_box`] takes it) the box went to the stack in
-    /// pieces and was read back wider inside refits, a store-forwarding
-    /// stall that held 40% of a refit's samples.
+    /// stored component by component: through a reference the box went to
+    /// the stack in pieces and was read back wider inside refits, a
+    /// store-forwarding stall that held 40% of a refit's samples.
     #[inline(always)]
     pub(crate) fn set_child_bounds(&mut self, lane: usize, b: Aabb) {
         let (min, max) = ([b.min.x, b.min.y, b.min.z], [b.max.x, b.max.y, b.max.z]);
@@ -132,13 +131,6 @@ impl<const W: usize> WideNode<W> {
             self.bounds[0][axis][lane] = min[axis];
             self.bounds[1][axis][lane] = max[axis];
         }
-    }
-
-    /// Replaces the box of child `lane`: refits of trees kept only in this
-    /// form (a scene's top level).
-    #[inline(always)]
-    pub(crate) fn set_child_box(&mut self, lane: usize, aabb: &Aabb) {
-        self.set_child_bounds(lane, *aabb);
     }
 
     /// Bit `lane` is set when child `lane`'s box meets `b` (boundaries
@@ -1201,7 +1193,7 @@ mod tests {
         // A set box reads back, and moves the node's union.
         let corner = |x, y, z| crate::math::Point::new(x, y, z);
         let far = Aabb::new(corner(50.0, 50.0, 50.0), corner(51.0, 52.0, 53.0));
-        wide.nodes_mut()[0].set_child_box(0, &far);
+        wide.nodes_mut()[0].set_child_bounds(0, far);
         assert_eq!(wide.nodes()[0].child_box(0), far);
         assert_eq!(wide.nodes()[0].bounds().max, far.max);
     }

@@ -107,12 +107,12 @@ impl TopTree {
     pub(crate) fn set_object_box(&mut self, slot: ChildSlot, world_box: &Aabb) {
         let (node, lane) = ((slot / LANES) as usize, (slot % LANES) as usize);
         let nodes = self.wide.nodes_mut();
-        nodes[node].set_child_box(lane, world_box);
+        nodes[node].set_child_bounds(lane, *world_box);
         let mut child = node;
         while let Some(&slot) = self.parents.get(child).filter(|&&s| s != u32::MAX) {
             let joined = nodes[child].bounds();
             let (node, lane) = ((slot / LANES) as usize, (slot % LANES) as usize);
-            nodes[node].set_child_box(lane, &joined);
+            nodes[node].set_child_bounds(lane, joined);
             child = node;
         }
     }
