@@ -52,6 +52,7 @@ pub mod intersect;
 pub mod math;
 mod memory;
 pub mod mesh;
+mod parallel;
 pub mod query;
 pub mod saved;
 pub mod scene;

@@ -8,6 +8,7 @@
 
 use crate::bounding_volume::Aabb;
 use crate::bvh::{BoundingVolume, Bvh, Node, NodeId, NodeKind};
+use crate::parallel::join_if;
 use crate::shape::{Triangle, TriangleId, TriangleSoup};
 
 impl<V: BoundingVolume> Bvh<V> {
@@ -36,14 +37,11 @@ impl<V: BoundingVolume> Bvh<V> {
             "refit needs the mesh the tree was built over"
         );
         let (nodes, order) = (&mut self.nodes, &self.order);
-        #[cfg(feature = "parallel")]
-        if parallel {
-            rayon::join(|| refit_nodes(nodes, order, &mesh), || alongside(order));
-            return;
-        }
-        let _ = parallel;
-        refit_nodes(nodes, order, &mesh);
-        alongside(order)
+        join_if(
+            parallel,
+            || refit_nodes(nodes, order, &mesh),
+            || alongside(order),
+        );
     }
 }
 

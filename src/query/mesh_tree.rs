@@ -5,6 +5,7 @@ use crate::intersect::TriangleLanes;
 use crate::math::{Isometry, Point, Real};
 use crate::memory::PageArray;
 use crate::mesh::{MeshError, TriMesh};
+use crate::parallel::join_if;
 use crate::query::leaf_triangles::{leaf_triangles, refresh_leaf_triangles, run_box};
 use crate::shape::Triangle;
 use crate::shape::TriangleId;
@@ -253,12 +254,7 @@ fn layouts<V: BoundingVolume>(
 ) -> (PageArray<TriangleLanes>, Option<WideLayout>) {
     let triangles = || leaf_triangles(mesh, bvh.leaf_order());
     let wide = || V::wide_layout(bvh, mesh.soup());
-    #[cfg(feature = "parallel")]
-    if apart(mesh, options.parallel) {
-        return rayon::join(triangles, wide);
-    }
-    let _ = options;
-    (triangles(), wide())
+    join_if(apart(mesh, options.parallel), triangles, wide)
 }
 
 /// Triangles from which a parallel build makes its two layouts on two

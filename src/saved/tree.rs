@@ -4,6 +4,7 @@ use crate::bvh::{Bvh, Node, WideBvh, WideLayout};
 use crate::math::Point;
 use crate::memory::PageArray;
 use crate::mesh::TriMesh;
+use crate::parallel::join_if;
 use crate::query::MeshTree;
 use crate::saved::format::{Reader, Words, Writer, damage_first, real, verified, verified_pair};
 use crate::saved::{FORMAT_VERSION, LoadError, SavedVolume};
@@ -89,21 +90,6 @@ fn read_nodes<V: SavedVolume>(count: usize, words: &[u32]) -> Result<Vec<Node<V>
         nodes.push(Node::from_raw(volume, w[V::WORDS], w[V::WORDS + 1]));
     }
     Ok(nodes)
-}
-
-/// `a` and `b` on two of rayon's threads when `apart` (and the `parallel`
-/// feature is on), else one after the other.
-fn join_if<A: Send, B: Send>(
-    apart: bool,
-    a: impl FnOnce() -> A + Send,
-    b: impl FnOnce() -> B + Send,
-) -> (A, B) {
-    #[cfg(feature = "parallel")]
-    if apart {
-        return rayon::join(a, b);
-    }
-    let _ = apart;
-    (a(), b())
 }
 
 impl TriMesh {
