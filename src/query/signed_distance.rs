@@ -9,17 +9,22 @@
 //! normals, a vertex's the sum of its faces' unit normals weighted by their
 //! angles at it. Where the sign is undefined (a boundary edge, an edge of
 //! three faces, two faces running the same way along an edge) the surface
-//! is refused when it is prepared, with the offending edge named.
+//! is refused when it is prepared, with the offending edge named; so is a
+//! surface with a zero-area triangle, whose missing normal would leave the
+//! edges it shares without their other side (a T-junction closed by a
+//! collinear triangle then reads points beside it as inside).
 
 use std::collections::HashMap;
 use std::fmt;
 
 use crate::bvh::BoundingVolume;
 use crate::math::{Real, Vector};
+use crate::mesh::TriangleId;
 use crate::query::{MeshTree, PointProjection, PointQuery};
 
 /// Why a mesh has no inside: the first edge (as vertex indices) that is
-/// not shared by exactly two triangles running opposite ways.
+/// not shared by exactly two triangles running opposite ways, or the first
+/// triangle without a normal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SurfaceError {
@@ -40,6 +45,12 @@ pub enum SurfaceError {
     InconsistentOrientation {
         /// The edge's vertices.
         edge: [u32; 2],
+    },
+    /// A triangle of zero area (collinear or coincident corners): it has no
+    /// normal, so the pseudo-normals of the edges it shares lack one side.
+    DegenerateTriangle {
+        /// The triangle.
+        triangle: TriangleId,
     },
 }
 
@@ -62,6 +73,11 @@ impl fmt::Display for SurfaceError {
                 f,
                 "the two triangles at edge {}-{} are oriented alike (inside and outside disagree)",
                 edge[0], edge[1]
+            ),
+            SurfaceError::DegenerateTriangle { triangle } => write!(
+                f,
+                "triangle {} has zero area (no normal, so the sides of its edges are undefined)",
+                triangle.index()
             ),
         }
     }
@@ -93,8 +109,10 @@ pub struct ClosedMesh<'a, V> {
 impl<V: BoundingVolume> MeshTree<V> {
     /// The closed surface of this mesh, ready for signed distances and
     /// inside tests, or the first edge that makes it open, non-manifold or
-    /// inconsistently oriented. Topology is by vertex index: a triangle
-    /// soup whose copies of a vertex are not merged is open.
+    /// inconsistently oriented, or the first triangle of zero area (remove
+    /// such triangles and merge their vertices first). Topology is by
+    /// vertex index: a triangle soup whose copies of a vertex are not
+    /// merged is open.
     pub fn closed(&self) -> Result<ClosedMesh<'_, V>, SurfaceError> {
         let mesh = self.mesh();
         let indices = mesh.indices();
@@ -120,8 +138,19 @@ impl<V: BoundingVolume> MeshTree<V> {
                 triangles => return Err(SurfaceError::NonManifoldEdge { edge, triangles }),
             }
         }
-        let unit = |v: Vector| v.try_normalize(0.0).unwrap_or_else(Vector::zeros);
-        let face_normals: Vec<Vector> = mesh.triangles().map(|t| unit(t.scaled_normal())).collect();
+        // Unit normals from the `f64` cross product, so that tiny and huge
+        // triangles keep theirs; zero only for collinear corners (up to the
+        // rounding of the edges' differences).
+        let mut face_normals = Vec::with_capacity(indices.len());
+        for (index, t) in mesh.triangles().enumerate() {
+            match t.scaled_normal_wide().try_normalize(0.0) {
+                Some(n) => face_normals.push(n.cast::<Real>()),
+                None => {
+                    let triangle = TriangleId(index as u32);
+                    return Err(SurfaceError::DegenerateTriangle { triangle });
+                }
+            }
+        }
         let mut edge_sums: HashMap<(u32, u32), Vector> = HashMap::with_capacity(edges.len());
         let mut vertices = vec![Vector::zeros(); mesh.vertices().len()];
         for (t, n) in indices.iter().zip(&face_normals) {

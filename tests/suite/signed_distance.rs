@@ -7,7 +7,7 @@
 use crate::common;
 
 use boxtree::math::{Point, Real, Vector};
-use boxtree::{Aabb, MeshTree, PackedObb, PointQuery, SurfaceError, TriMesh};
+use boxtree::{Aabb, MeshTree, PackedObb, PointQuery, SurfaceError, TriMesh, TriangleId};
 use common::SplitMix;
 use common::bands::points_in_band;
 
@@ -199,6 +199,62 @@ fn surfaces_without_an_inside_are_refused_with_the_edge() {
         doubled.closed(),
         Err(SurfaceError::NonManifoldEdge { triangles: 3, .. })
     ));
+}
+
+/// A tetrahedron whose edge PQ is split at M on one side only, the
+/// T-junction closed by the zero-area triangle Q-P-M: topologically closed,
+/// but the edge PQ's pseudo-normal would miss the faces beyond M, and the
+/// point below was read as inside (it is outside: winding number 0).
+#[test]
+fn a_zero_area_triangle_is_refused_rather_than_signing_wrongly() {
+    let vertices = vec![
+        Point::new(0.0, 0.0, 0.0), // P
+        Point::new(2.0, 0.0, 0.0), // Q
+        Point::new(1.0, 1.7, 0.3), // R
+        Point::new(1.0, 0.3, 1.7), // S
+        Point::new(1.0, 0.0, 0.0), // M, on PQ
+    ];
+    let faces = vec![
+        [1, 3, 0],
+        [0, 2, 4],
+        [4, 2, 1],
+        [0, 3, 2],
+        [1, 2, 3],
+        [1, 0, 4],
+    ];
+    let mesh = TriMesh::new(vertices.clone(), faces).expect("valid");
+    let outside = Point::new(0.5, -0.007_821_702, -0.049_384_423);
+    assert!(winding_number(&mesh, &outside).abs() < 0.5);
+    let tree = MeshTree::<Aabb>::new(mesh);
+    let error = tree.closed().expect_err("a zero-area triangle");
+    assert_eq!(
+        error,
+        SurfaceError::DegenerateTriangle {
+            triangle: TriangleId(5)
+        }
+    );
+    assert!(error.to_string().contains("triangle 5 has zero area"), "{error}");
+
+    // Without the split the same point is outside.
+    let whole = TriMesh::new(vertices, vec![[1, 3, 0], [0, 2, 1], [0, 3, 2], [1, 2, 3]])
+        .expect("valid");
+    let whole = MeshTree::<Aabb>::new(whole);
+    let closed = whole.closed().expect("closed");
+    assert!(closed.signed_distance(outside).expect("finite").signed > 0.0);
+    assert!(!closed.contains(&outside));
+}
+
+/// Normals come from an `f64` cross product: a closed surface of tiny or
+/// huge triangles, whose `f32` normals under- or overflow, keeps its inside.
+#[test]
+fn tiny_and_huge_closed_surfaces_keep_their_inside() {
+    for scale in [1e-20, 1e15] {
+        let ball = TriMesh::icosphere(Point::origin(), scale, 1);
+        let tree = MeshTree::<Aabb>::new(ball);
+        let closed = tree.closed().expect("closed");
+        assert!(closed.contains(&Point::origin()), "{scale}");
+        assert!(!closed.contains(&Point::new(2.0 * scale, 0.0, 0.0)), "{scale}");
+    }
 }
 
 #[test]
