@@ -10,6 +10,7 @@
 //! [`crate::intersect::triangles_overlap`]) are at distance 0, their common
 //! point found where an edge of one crosses the other.
 
+use crate::intersect::triangle_triangle::is_degenerate;
 use crate::intersect::{segment_triangle, triangles_overlap};
 use crate::math::{Point, Real, Vector, distance_squared_wide};
 use crate::shape::{Segment, Triangle};
@@ -31,11 +32,27 @@ pub struct SegmentClosestPoints {
 
 /// The closest points of two segments (Ericson §5.1.9). Zero-length
 /// segments are points; parallel segments give one of the closest pairs.
+///
+/// The solve multiplies four lengths (`|d₁|² |d₂|²`): where that product
+/// leaves `f32`'s normal range (segments longer than about 4e9 or shorter
+/// than about 1e-10, or far apart for their length) the parameters are
+/// solved in `f64` instead, which in `f32` came out NaN or as the
+/// parallel case's answer.
 #[must_use]
 pub fn closest_points_segments(first: &Segment, second: &Segment) -> SegmentClosestPoints {
     let (p1, p2) = (first.a, second.a);
-    let (d1, d2) = (first.b - p1, second.b - p2);
-    let (s, t) = segment_parameters(&d1, &d2, &(p1 - p2), Real::MIN_POSITIVE);
+    let (d1, d2, r) = (first.b - p1, second.b - p2, p1 - p2);
+    let (a, e, rr) = (d1.norm_squared(), d2.norm_squared(), r.norm_squared());
+    // `a e` normal bounds `b²` and the denominator; `a r²` and `e r²`
+    // finite bound the numerator's `b f` and `c e` (both at most
+    // `√(a e · e r²)` or `√(a e · a r²)` in size).
+    let (s, t) = if (a * e).is_normal() && (a * rr).is_finite() && (e * rr).is_finite() {
+        segment_parameters(&d1, &d2, &r, Real::MIN_POSITIVE)
+    } else {
+        let wide = |v: &Vector| v.cast::<f64>();
+        let (s, t) = segment_parameters(&wide(&d1), &wide(&d2), &wide(&r), f64::MIN_POSITIVE);
+        (s as Real, t as Real)
+    };
     SegmentClosestPoints {
         c1: p1 + d1 * s,
         c2: p2 + d2 * t,
@@ -156,9 +173,11 @@ pub(crate) fn triangle_distance_knowing(
     // onto itself: meshes 1e10 apart measured 0.
     let (n1, n2) = (t1.scaled_normal(), t2.scaled_normal());
     let (nn1, nn2) = (n1.norm_squared(), n2.norm_squared());
-    // Zero (a degenerate triangle, which has no face) or a normal number.
-    let in_range = |nn: Real| nn == 0.0 || nn.is_normal();
-    if !(in_range(nn1) && in_range(nn2)) {
+    // A normal number, or zero for a triangle whose corners are exactly
+    // collinear (it has no face); a proper triangle's square that
+    // underflowed to zero would lose its face.
+    let in_range = |nn: Real, t: &Triangle| nn.is_normal() || (nn == 0.0 && is_degenerate(t));
+    if !(in_range(nn1, t1) && in_range(nn2, t2)) {
         return nearest_pair_wide(t1, t2, &e1, &e2, overlapping);
     }
     let mut best = TriangleDistance {

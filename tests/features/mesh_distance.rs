@@ -454,6 +454,61 @@ fn meshes_far_apart_at_large_and_small_scales_keep_their_distance() {
     }
 }
 
+/// Crossed edges and a vertex over a face, the pairs the cubes above never
+/// meet, at every scale: the edge solve multiplies four lengths (which
+/// came out NaN above 4e9 and as the parallel case below 1e-11), and a
+/// proper triangle's squared normal that underflowed to 0 lost its face.
+#[test]
+fn crossed_edges_and_a_vertex_over_a_face_keep_their_distance_at_every_scale() {
+    use boxtree::Segment;
+    use boxtree::intersect::closest_points_segments;
+    for s in [1e-20, 1e-15, 1e-12, 1e-6, 1.0, 1e6, 4e9, 1e10, 1e12, 1e18] {
+        let p = |x: Real, y: Real, z: Real| Point::new(x * s, y * s, z * s);
+        // Two triangles whose nearest features are crossed edges, 0.5 s apart.
+        let a = [p(-1.0, 0.0, 0.0), p(1.0, 0.0, 0.0), p(0.0, 0.0, -1.0)];
+        let b = [p(0.0, -1.0, 0.5), p(0.0, 1.0, 0.5), p(0.0, 0.0, 1.5)];
+        // A vertex of the second 0.5 s above the face of the first.
+        let face = [p(0.0, 0.0, 0.0), p(1.0, 0.0, 0.0), p(0.0, 1.0, 0.0)];
+        let over = [p(0.25, 0.25, 0.5), p(0.3, 0.25, 2.0), p(0.25, 0.3, 2.0)];
+        for (first, second) in [(a, b), (face, over)] {
+            let [t1, t2] = [first, second].map(|[a, b, c]| boxtree::Triangle::new(a, b, c));
+            let d = triangle_distance(&t1, &t2);
+            let expected = 0.5 * s;
+            assert!(
+                (d.distance - expected).abs() <= 1e-5 * expected,
+                "scale {s}: {} against {expected}",
+                d.distance
+            );
+            let gap = (d.p1.cast::<f64>() - d.p2.cast::<f64>()).norm();
+            assert!((gap - f64::from(expected)).abs() <= 1e-5 * f64::from(expected));
+            let to_soup = |t: [Point; 3]| {
+                TriMesh::new(t.to_vec(), vec![[0, 1, 2]]).expect("one proper triangle")
+            };
+            let (m1, m2) = (
+                MeshTree::<Aabb>::new(to_soup(first)),
+                MeshTree::<Aabb>::new(to_soup(second)),
+            );
+            let placed = m1
+                .placed(Isometry::identity())
+                .distance(&m2.placed(Isometry::identity()), ErrorBound::EXACT)
+                .expect("finite");
+            assert!(
+                (placed.distance - expected).abs() <= 1e-5 * expected,
+                "scale {s}: mesh distance {}",
+                placed.distance
+            );
+        }
+        // The segments alone: the crossed edges' nearest points.
+        let c = closest_points_segments(
+            &Segment::new(p(-1.0, 0.0, 0.0), p(1.0, 0.0, 0.0)),
+            &Segment::new(p(0.0, -1.0, 0.5), p(0.0, 1.0, 0.5)),
+        );
+        assert_eq!((c.s, c.t), (0.5, 0.5), "scale {s}");
+        assert_eq!(c.c1, Point::origin(), "scale {s}");
+        assert_eq!(c.c2, p(0.0, 0.0, 0.5), "scale {s}");
+    }
+}
+
 /// The unit right triangle in the xy plane.
 const FACE: [[Real; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
 
