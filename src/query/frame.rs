@@ -45,11 +45,27 @@ impl LocalFrame {
         Point::new(x, y, z)
     }
 
+    /// A world point given in `f64` (such as a box's centre, computed
+    /// without rounding) in the object's frame.
+    #[inline(always)]
+    pub(crate) fn point_wide(&self, p: [f64; 3]) -> Point {
+        let t = &self.translation;
+        let [x, y, z] = self.apply([p[0] - t[0], p[1] - t[1], p[2] - t[2]]);
+        Point::new(x, y, z)
+    }
+
     /// A world direction in the object's frame.
     #[inline(always)]
     pub(crate) fn vector(&self, v: &Vector) -> Vector {
         let [x, y, z] = self.apply([f64::from(v.x), f64::from(v.y), f64::from(v.z)]);
         Vector::new(x, y, z)
+    }
+
+    /// A world matrix's columns (an oriented box's axes) in the object's frame.
+    #[inline(always)]
+    pub(crate) fn matrix(&self, m: &crate::math::Matrix) -> crate::math::Matrix {
+        let column = |i: usize| self.vector(&m.column(i).into_owned());
+        crate::math::Matrix::from_columns(&[column(0), column(1), column(2)])
     }
 
     /// A world span in the object's frame, with the same parameter range:

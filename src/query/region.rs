@@ -25,6 +25,7 @@ use crate::intersect::{
     boxes_overlap, triangle_overlaps_aabb, triangle_overlaps_obb, triangle_overlaps_sphere,
 };
 use crate::math::{Isometry, Matrix, Real, Vector, is_finite_point, is_finite_vector};
+use crate::query::frame::LocalFrame;
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::Triangle;
 use crate::shape::TriangleId;
@@ -83,6 +84,36 @@ impl Region {
             Region::Aabb(aabb) => Region::Obb(Obb::from_aabb(aabb).transformed(iso)),
             Region::Obb(obb) => Region::Obb(obb.transformed(iso)),
             Region::Sphere(sphere) => Region::Sphere(sphere.transformed(iso)),
+        }
+    }
+
+    /// This region seen from the frame of an object at `pose`: centres
+    /// through the `f64` change of frame (rounded once per coordinate, as
+    /// raycasts and nearest points map theirs), axes rotated, sizes kept.
+    /// Composing the inverse pose in `f32` cancelled catastrophically far
+    /// from the origin (2 cm at 1e5).
+    fn in_frame_of(&self, pose: &Isometry) -> Region {
+        let frame = LocalFrame::new(pose);
+        let turned = pose.rotation != crate::math::Rotation::identity();
+        match self {
+            Region::Aabb(aabb) if aabb.is_empty() => Region::Aabb(Aabb::EMPTY),
+            Region::Aabb(aabb) if !turned => {
+                Region::Aabb(Aabb::new(frame.point(&aabb.min), frame.point(&aabb.max)))
+            }
+            Region::Aabb(aabb) => {
+                let (lo, hi) = (aabb.min.cast::<f64>(), aabb.max.cast::<f64>());
+                let center = frame.point_wide(std::array::from_fn(|i| (lo[i] + hi[i]) * 0.5));
+                let half = ((hi - lo) * 0.5).cast::<Real>();
+                Region::Obb(Obb::new(center, frame.matrix(&Matrix::identity()), half))
+            }
+            Region::Obb(obb) => Region::Obb(Obb::new(
+                frame.point(&obb.center),
+                frame.matrix(&obb.axes),
+                obb.half_extents,
+            )),
+            Region::Sphere(sphere) => {
+                Region::Sphere(Sphere::new(frame.point(&sphere.center), sphere.radius))
+            }
         }
     }
 
@@ -240,19 +271,19 @@ impl<V: BoundingVolume> MeshTree<V> {
 
 impl<V: BoundingVolume> PlacedMesh<'_, V> {
     /// [`MeshTree::triangles_overlapping`] for a world-space region. The
-    /// region is moved into the mesh frame (an AABB becomes an oriented box
-    /// under a rotation), so contacts within rounding of touching are
-    /// decided there.
+    /// region is moved into the mesh frame through an `f64` change of frame
+    /// (an AABB becomes an oriented box under a rotation), so contacts
+    /// within rounding of touching are decided there.
     #[must_use]
     pub fn triangles_overlapping(&self, region: impl Into<Region>) -> Vec<TriangleId> {
         self.tree
-            .triangles_overlapping(region.into().transformed(&self.pose.inverse()))
+            .triangles_overlapping(region.into().in_frame_of(&self.pose))
     }
 
     /// [`MeshTree::overlaps_region`] for a world-space region.
     #[must_use]
     pub fn overlaps_region(&self, region: impl Into<Region>) -> bool {
         self.tree
-            .overlaps_region(region.into().transformed(&self.pose.inverse()))
+            .overlaps_region(region.into().in_frame_of(&self.pose))
     }
 }

@@ -15,8 +15,8 @@ use boxtree::bvh::BuildOptions;
 use boxtree::intersect::{triangle_overlaps_aabb, triangle_overlaps_obb, triangle_overlaps_sphere};
 use boxtree::math::nalgebra::{Quaternion, Translation3};
 use boxtree::{
-    Aabb, BoundingVolume, Isometry, Kdop18, MeshTree, Obb, Point, Real, Region, Rotation, Sphere,
-    TriMesh, Triangle, TriangleId, Vector,
+    Aabb, BoundingVolume, Isometry, Kdop18, Matrix, MeshTree, Obb, Point, Real, Region, Rotation,
+    Sphere, TriMesh, Triangle, TriangleId, Vector,
 };
 use common::{SplitMix, data_mesh, triangle_soup};
 use proptest::prelude::*;
@@ -403,5 +403,45 @@ proptest! {
         let mut rng = SplitMix(seed);
         let region = random_region(&mut rng, &mesh);
         prop_assert_eq!(tree.triangles_overlapping(region), brute_region(&mesh, &region));
+    }
+}
+
+/// A small mesh rotated and placed 1e5 from the origin: the region reaches
+/// its frame through the `f64` change of frame, so a sphere or box 1% short
+/// of the mesh misses it and one 1% past it overlaps. Composing the inverse
+/// pose in `f32` moved regions by up to 2 cm there, for a mesh 2 cm across.
+#[test]
+fn regions_far_from_the_origin_reach_a_turned_mesh_exactly() {
+    let tree = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 0.01, 2));
+    let mut rng = SplitMix(77);
+    for _ in 0..2_000 {
+        let at = Vector::new(1e5, -1e5, 3e4) + rng.vector(-1.0, 1.0);
+        let turn = Rotation::from_quaternion(Quaternion::new(
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+        ));
+        let placed = tree.placed(Isometry::from_parts(Translation3::from(at), turn));
+        let center = Point::from(at) + rng.vector(-0.05, 0.05);
+        let d = placed.closest_point(center).expect("finite").distance;
+        if d == 0.0 {
+            continue;
+        }
+        let sphere = |r: Real| Region::Sphere(Sphere::new(center, r));
+        // An oriented cube about the same exact centre (an AABB's corners
+        // would round at 1e5 by more than these margins).
+        let cube = |h: Real| Region::Obb(Obb::new(center, Matrix::identity(), Vector::repeat(h)));
+        assert!(placed.overlaps_region(sphere(1.01 * d)), "{center:?} {d}");
+        assert!(!placed.overlaps_region(sphere(0.99 * d)), "{center:?} {d}");
+        assert!(placed.overlaps_region(cube(1.01 * d)), "{center:?} {d}");
+        assert!(
+            !placed.overlaps_region(cube(0.99 * d / 3.0_f32.sqrt())),
+            "{center:?} {d}"
+        );
+        assert_eq!(
+            placed.triangles_overlapping(sphere(0.99 * d)),
+            Vec::<TriangleId>::new()
+        );
     }
 }

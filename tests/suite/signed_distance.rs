@@ -233,11 +233,14 @@ fn a_zero_area_triangle_is_refused_rather_than_signing_wrongly() {
             triangle: TriangleId(5)
         }
     );
-    assert!(error.to_string().contains("triangle 5 has zero area"), "{error}");
+    assert!(
+        error.to_string().contains("triangle 5 has zero area"),
+        "{error}"
+    );
 
     // Without the split the same point is outside.
-    let whole = TriMesh::new(vertices, vec![[1, 3, 0], [0, 2, 1], [0, 3, 2], [1, 2, 3]])
-        .expect("valid");
+    let whole =
+        TriMesh::new(vertices, vec![[1, 3, 0], [0, 2, 1], [0, 3, 2], [1, 2, 3]]).expect("valid");
     let whole = MeshTree::<Aabb>::new(whole);
     let closed = whole.closed().expect("closed");
     assert!(closed.signed_distance(outside).expect("finite").signed > 0.0);
@@ -253,7 +256,10 @@ fn tiny_and_huge_closed_surfaces_keep_their_inside() {
         let tree = MeshTree::<Aabb>::new(ball);
         let closed = tree.closed().expect("closed");
         assert!(closed.contains(&Point::origin()), "{scale}");
-        assert!(!closed.contains(&Point::new(2.0 * scale, 0.0, 0.0)), "{scale}");
+        assert!(
+            !closed.contains(&Point::new(2.0 * scale, 0.0, 0.0)),
+            "{scale}"
+        );
     }
 }
 
