@@ -137,11 +137,18 @@ fn passes_beside(c: &V64, r: f64, d: &V64, corners: &[V64; 3]) -> bool {
 
 /// A point moving along `path`: the watertight segment test with exact
 /// ends ([`segment_triangle`]), the contact normal the face's, towards the
-/// side the point came from. What a sphere of radius 0 does.
+/// side the point came from. What a sphere of radius 0 does. A triangle
+/// whose `f32` normal is zero ([`Triangle::is_degenerate`]) is never
+/// touched, as the mesh trees' raycasts never hit one; the unit normal of
+/// the others comes from the `f64` cross product, so slivers and tiny
+/// triangles still get one (normalising the `f32` one gave NaN).
 #[must_use]
 pub fn sweep_point_along(path: &Segment, tri: &Triangle) -> Option<TriangleContact> {
+    if tri.is_degenerate() {
+        return None;
+    }
     let hit = segment_triangle(path, tri)?;
-    let normal = tri.scaled_normal().normalize();
+    let normal = tri.scaled_normal_wide().normalize().cast::<Real>();
     Some(TriangleContact {
         time: hit.t,
         point: Point::from(tri.a.coords * hit.w + tri.b.coords * hit.u + tri.c.coords * hit.v),

@@ -1058,3 +1058,44 @@ fn contacts_with_point_triangles_have_unit_normals() {
         assert!((hit.normal.norm() - 1.0).abs() < 1e-6, "{:?}", hit.normal);
     }
 }
+
+/// A sliver whose `f32` normal is exactly zero though its corners are not
+/// collinear: the raycasts never hit it, and a point cast (a sphere of
+/// radius 0) answers the same, with no NaN normal; a tiny proper triangle,
+/// whose `f32` normal cannot be normalised, still gets a unit normal.
+#[test]
+fn point_casts_skip_slivers_as_raycasts_do_and_keep_unit_normals() {
+    let e = Real::EPSILON;
+    let sliver = [
+        Point::new(0.0, 0.0, 0.0),
+        Point::new(1.0, 1.0 + e, 0.0),
+        Point::new(1.0 + e, 1.0 + 2.0 * e, 0.0),
+    ];
+    let tri = Triangle::new(sliver[0], sliver[1], sliver[2]);
+    assert!(tri.is_degenerate());
+    let segment = Segment::new(Point::new(0.5, 0.25, 1.0), sliver[1]);
+    assert_eq!(boxtree::sweep::sweep_point_along(&segment, &tri), None);
+    let tree = MeshTree::<Aabb>::new(
+        TriMesh::new(sliver.to_vec(), vec![[0, 1, 2]]).expect("not collinear"),
+    );
+    let cast = ShapeCast::sphere_along(&segment, 0.0);
+    assert_eq!(tree.closest_hit(segment), None);
+    assert_eq!(tree.cast_closest_hit(&cast), None);
+    assert!(tree.cast_any_hit(&cast).is_none());
+
+    let s = 1e-20;
+    let tiny = Triangle::new(
+        Point::new(0.0, 0.0, 0.0),
+        Point::new(s, 0.0, 0.0),
+        Point::new(0.0, s, 0.0),
+    );
+    let down = Segment::new(
+        Point::new(0.25 * s, 0.25 * s, s),
+        Point::new(0.25 * s, 0.25 * s, -s),
+    );
+    let contact = boxtree::sweep::sweep_point_along(&down, &tiny).expect("crosses");
+    // (The time itself is only as good as the `f32` edge functions of
+    // such a triangle, whose products are subnormal.)
+    assert!((contact.time - 0.5).abs() < 1e-3, "{contact:?}");
+    assert_eq!(contact.normal, Vector::new(0.0, 0.0, 1.0));
+}
