@@ -29,6 +29,17 @@ use crate::simd::{Avx2, Baseline, Isa, avx2_fn};
 /// of relative rounding in the normal, the offset and their products.
 const PLANE_MARGIN: Real = 1.0 + 64.0 * Real::EPSILON;
 
+/// The squared reach a distance `reach` leaves. Squares of distances below
+/// about 1e-19 are subnormal (or 0) in `f32`, rounded by an absolute
+/// amount rather than a relative one, and pruned boxes and triangles
+/// that were in reach (a wrong nearest triangle 1e-22 from the point):
+/// the least normal square is added, so nothing within rounding of the
+/// reach is pruned there.
+#[inline(always)]
+fn reach_squared(reach: Real) -> Real {
+    reach * reach + Real::MIN_POSITIVE
+}
+
 /// A nearest-point question: the point, and the largest distance of
 /// interest (nothing farther is searched; `Real::INFINITY` for none).
 /// Made from a point (`&p` or `p`) or with [`PointQuery::within`].
@@ -122,7 +133,7 @@ impl Nearest {
         let reach = query.max_distance + slack;
         Nearest {
             found: None,
-            reach_squared: reach * reach,
+            reach_squared: reach_squared(reach),
             slack,
             max_distance: query.max_distance,
         }
@@ -146,7 +157,7 @@ impl Nearest {
             return;
         }
         let reach = distance + self.slack;
-        self.reach_squared = self.reach_squared.min(reach * reach);
+        self.reach_squared = self.reach_squared.min(reach_squared(reach));
         self.found = Some((
             d2,
             PointProjection {
@@ -220,11 +231,14 @@ impl<V: BoundingVolume> MeshTree<V> {
             // The distance to the triangle's plane is a second lower bound,
             // the one that prunes a surface point's neighbours: compared as
             // `(n·(p − a))² > reach² |n|²` with a margin for its rounding
-            // (never true for a degenerate triangle's zero normal, nor NaN).
+            // (never true for a degenerate triangle's zero normal, nor NaN;
+            // the least normal number added, as to the reach, for products
+            // so small that their rounding is absolute).
             let tri = lanes.triangle();
             let n = (tri.b - tri.a).cross(&(tri.c - tri.a));
             let h = n.dot(&(p - tri.a));
-            if h * h > nearest.reach_squared * n.norm_squared() * PLANE_MARGIN {
+            if h * h > nearest.reach_squared * n.norm_squared() * PLANE_MARGIN + Real::MIN_POSITIVE
+            {
                 continue;
             }
             nearest.offer(p, &tri, lanes.id());

@@ -3,8 +3,9 @@
 //! object asked in its own frame for its nearest point within the best
 //! distance so far (plus the rounding slack, so that ties reach the rule).
 
+use crate::bounding_volume::Aabb;
 use crate::bvh::{ArrayStack, TraversalStack, Visit, nearest_first, stack_items};
-use crate::math::{Point, Real, is_finite_point};
+use crate::math::{Point, Real, distance_squared_wide, is_finite_point};
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::{PointProjection, PointQuery};
 use crate::scene::object::Object;
@@ -75,7 +76,7 @@ impl Scene {
         };
         for &(index, world_box) in self.unindexed() {
             let object = self.objects_table()[index as usize].as_ref().expect("live");
-            if world_box.distance_squared(&p).sqrt() <= reach(&best) {
+            if box_distance(&world_box, &p) <= reach(&best) {
                 offer(index, object, &mut best);
             }
         }
@@ -87,9 +88,9 @@ impl Scene {
             // object still checked against the best so far.
             let within = reach(&None);
             self.visit_objects(
-                |b: &crate::bounding_volume::Aabb| b.distance_squared(&p).sqrt() <= within,
+                |b: &Aabb| box_distance(b, &p) <= within,
                 |index, object| {
-                    if self.box_of(object).distance_squared(&p).sqrt() <= reach(&best) {
+                    if box_distance(&self.box_of(object), &p) <= reach(&best) {
                         offer(index, object, &mut best);
                     }
                     Visit::Continue
@@ -122,6 +123,14 @@ impl Scene {
     }
 }
 
+/// The distance from `p` to the box `b`, squared in `f64`: `f32` squares
+/// overflow beyond about 1.8e19 (every box then lay out of reach, and the
+/// farther object won) and round coarsely below about 1e-19.
+#[inline]
+fn box_distance(b: &Aabb, p: &Point) -> Real {
+    distance_squared_wide(&b.closest_point(p), p).sqrt() as Real
+}
+
 /// The nearest-first descent of the top level (leaves and nodes alike, the
 /// nearest next and the second nearest after it, by box distance).
 fn descend(
@@ -143,10 +152,23 @@ fn descend(
             if count == 0 {
                 let node = &nodes[at as usize];
                 let r = reach(best);
-                let distances = node.point_distances_on(Baseline::default(), p, r * r);
+                // The least normal square added, as the meshes' own
+                // descents add it, for reaches whose squares are subnormal.
+                let within = r * r + Real::MIN_POSITIVE;
+                let distances = node.point_distances_on(Baseline::default(), p, within);
                 if distances.within != 0 {
-                    let child =
-                        |lane: usize| node.keyed_child(lane, distances.squared[lane].sqrt());
+                    // Keys from the `f32` squares where those are normal
+                    // numbers or 0 (a lower bound either way), else from
+                    // the box in `f64` (see `box_distance`).
+                    let child = |lane: usize| {
+                        let squared = distances.squared[lane];
+                        let key = if squared.is_normal() || squared == 0.0 {
+                            squared.sqrt()
+                        } else {
+                            box_distance(&node.child_box(lane), p)
+                        };
+                        node.keyed_child(lane, key)
+                    };
                     current =
                         nearest_first(&distances.squared, distances.within, child, &mut stack);
                     continue;

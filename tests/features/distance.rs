@@ -424,3 +424,51 @@ fn triangles_at_extreme_scales_keep_their_nearest_points() {
         );
     }
 }
+
+/// Distances below about 1e-19, whose `f32` squares are subnormal: the
+/// nearest triangle of two nearly tied ones, and a maximum distance equal
+/// to the answer (inclusive), at 2⁻⁷³ ≈ 1e-22. Subnormal squares round by
+/// an absolute amount, which pruned the nearer triangle's box.
+#[test]
+fn tiny_distances_keep_the_nearest_triangle_and_an_inclusive_maximum() {
+    let s = (2.0 as Real).powi(-73);
+    let c = 0.4359;
+    let at = |x: Real, y: Real, z: Real| Point::new(x * s, y * s, z * s);
+    let vertices = vec![
+        at(0.76, -1.0, -1.0),
+        at(0.76, 1.0, -1.0),
+        at(0.76, 0.0, 1.0),
+        at(c, c, c),
+        at(c + 1.0, c, c),
+        at(c, c + 1.0, c),
+    ];
+    let mesh = TriMesh::new(vertices, vec![[0, 1, 2], [3, 4, 5]]).expect("valid");
+    let p = Point::origin();
+    // In f64: the second triangle's nearest point is its corner (c, c, c).
+    let expected = (3.0f64).sqrt() * f64::from(c) * f64::from(s);
+    for found in [
+        MeshTree::<Aabb>::new(mesh.clone()).closest_point(p),
+        MeshTree::<Obb>::new(mesh.clone()).closest_point(p),
+        MeshTree::<PackedObb>::new(mesh.clone()).closest_point(p),
+    ] {
+        let found = found.expect("non-empty");
+        assert_eq!(found.triangle, TriangleId(1), "{found:?}");
+        assert!((f64::from(found.distance) - expected).abs() <= 1e-5 * expected);
+    }
+    let one = TriMesh::new(
+        vec![
+            at(0.26, 0.26, 0.26),
+            at(1.26, 0.26, 0.26),
+            at(0.26, 1.26, 0.26),
+        ],
+        vec![[0, 1, 2]],
+    )
+    .expect("valid");
+    let tree = MeshTree::<Aabb>::new(one);
+    let d = tree.closest_point(p).expect("non-empty").distance;
+    assert_eq!(
+        tree.closest_point(PointQuery::within(p, d))
+            .map(|a| a.distance),
+        Some(d)
+    );
+}

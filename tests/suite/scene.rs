@@ -1323,3 +1323,39 @@ fn moving_meshes_touch_the_scene_as_every_object() {
         None
     );
 }
+
+/// Objects farther than about 1.8e19 from the point: their boxes' squared
+/// distances overflow `f32`, which left every box out of reach once one
+/// object had answered, and the farther of two objects won. Before and
+/// after the top level is built, and with a maximum distance between them.
+#[test]
+fn the_nearer_of_two_very_far_objects_is_the_closest() {
+    let ball = SceneMesh::Aabb(std::sync::Arc::new(MeshTree::new(TriMesh::icosphere(
+        Point::origin(),
+        1.0,
+        0,
+    ))));
+    let mut scene = Scene::new();
+    let far = scene
+        .add(ball.clone(), Isometry::translation(3e19, 0.0, 0.0))
+        .expect("finite pose");
+    let near = scene
+        .add(ball, Isometry::translation(2e19, 0.0, 0.0))
+        .expect("finite pose");
+    for update in [false, true] {
+        if update {
+            scene.update();
+        }
+        let found = scene
+            .closest_point(Point::origin(), &Filter::default())
+            .expect("two objects");
+        assert_eq!(found.object, near, "updated: {update}");
+        assert!((found.projection.distance - 2e19).abs() <= 1e14);
+        let within = scene.closest_point(
+            PointQuery::within(Point::origin(), 2.5e19),
+            &Filter::default(),
+        );
+        assert_eq!(within.map(|p| p.object), Some(near));
+        assert_ne!(far, near);
+    }
+}
