@@ -8,7 +8,7 @@
 
 use crate::bounding_volume::Sphere;
 use crate::intersect::point_triangle::closest_point_on_triangle;
-use crate::math::is_finite_point;
+use crate::math::{distance_squared_wide, is_finite_point};
 use crate::shape::Triangle;
 
 /// True when the triangle and the sphere share a point (touching counts).
@@ -23,5 +23,9 @@ pub fn triangle_overlaps_sphere(tri: &Triangle, sphere: &Sphere) -> bool {
         return false;
     }
     let closest = closest_point_on_triangle(&sphere.center, tri);
-    (closest.point - sphere.center).norm_squared() <= sphere.radius * sphere.radius
+    // Squared in `f64`: in `f32` a radius beyond about 1.8e19 squared to
+    // infinity and met every triangle, and below about 1e-19 the squares
+    // rounded by an absolute amount.
+    let radius = f64::from(sphere.radius);
+    distance_squared_wide(&closest.point, &sphere.center) <= radius * radius
 }

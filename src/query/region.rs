@@ -181,7 +181,10 @@ impl PreparedRegion {
         let h = volume.half_extents.add_scalar(self.pad);
         if let Region::Sphere(sphere) = &self.region {
             let grown = Obb::new(volume.center, volume.axes, h);
-            return grown.distance_squared(&sphere.center) <= sphere.radius * sphere.radius;
+            // The least normal square added: below it `f32` squares round
+            // by an absolute amount the pad does not cover.
+            let reach = sphere.radius * sphere.radius + Real::MIN_POSITIVE;
+            return grown.distance_squared(&sphere.center) <= reach;
         }
         let offset = self.bounds.center - volume.center;
         let r = &self.bounds;

@@ -445,3 +445,24 @@ fn regions_far_from_the_origin_reach_a_turned_mesh_exactly() {
         );
     }
 }
+
+/// Spheres whose squared radius leaves `f32`'s range: a radius of 2e19
+/// squared to infinity and met a triangle 2.6e19 away (and so every
+/// object of a scene); one of 3e19 meets it.
+#[test]
+fn huge_spheres_meet_only_what_lies_within_them() {
+    let far = Vector::repeat(1.5e19);
+    let tri = Triangle::new(
+        Point::from(far),
+        Point::from(far + Vector::new(1e14, 0.0, 0.0)),
+        Point::from(far + Vector::new(0.0, 1e14, 0.0)),
+    );
+    let sphere = |radius: Real| Sphere::new(Point::origin(), radius);
+    assert!(!triangle_overlaps_sphere(&tri, &sphere(2e19)));
+    assert!(triangle_overlaps_sphere(&tri, &sphere(3e19)));
+    let tree = MeshTree::<Aabb>::new(
+        TriMesh::new(tri.vertices().to_vec(), vec![[0, 1, 2]]).expect("valid"),
+    );
+    assert!(!tree.overlaps_region(sphere(2e19)));
+    assert!(tree.overlaps_region(sphere(3e19)));
+}
