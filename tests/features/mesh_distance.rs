@@ -595,3 +595,65 @@ fn tolerance_queries_hold_for_needles_and_slivers() {
         }
     }
 }
+
+/// Box gaps whose squares leave `f32`'s normal range: meshes about 2e19
+/// apart (an infinite gap pruned the nearer pair, and the distance came
+/// out 2.5e19 from the farther one), and meshes 1e-22 apart, where the
+/// tolerance query answered false at the distance itself.
+#[test]
+fn gaps_beyond_f32_squares_keep_the_nearest_pair() {
+    let triangle = |p: Vector, edge: Real| {
+        [
+            Point::from(p),
+            Point::from(p + Vector::new(edge, 0.0, 0.0)),
+            Point::from(p + Vector::new(0.0, edge, 0.0)),
+        ]
+    };
+    let soup = |triangles: &[[Point; 3]]| {
+        let vertices = triangles.iter().flatten().copied().collect();
+        let faces = (0..triangles.len() as u32)
+            .map(|k| [3 * k, 3 * k + 1, 3 * k + 2])
+            .collect();
+        TriMesh::new(vertices, faces).expect("valid")
+    };
+    let a = MeshTree::<Aabb>::new(soup(&[
+        triangle(Vector::new(0.0, -6e18, 0.0), 1e13),
+        triangle(Vector::zeros(), 1.0),
+    ]));
+    let b = MeshTree::<Aabb>::new(soup(&[triangle(Vector::new(0.0, 1.9e19, 0.0), 1e13)]));
+    let (pa, pb) = (
+        a.placed(Isometry::identity()),
+        b.placed(Isometry::identity()),
+    );
+    let found = pa.distance(&pb, ErrorBound::EXACT).expect("finite");
+    assert_eq!(
+        found.triangles,
+        TrianglePair {
+            a: TriangleId(1),
+            b: TriangleId(0)
+        }
+    );
+    assert!((found.distance - 1.9e19).abs() <= 1e13, "{found:?}");
+    assert!(pa.is_within(&pb, 2e19));
+    assert!(!pa.is_within(&pb, 1.8e19));
+
+    let s = (2.0 as Real).powi(-73);
+    let c = 0.26;
+    let a = MeshTree::<Aabb>::new(soup(&[[
+        Point::origin(),
+        Point::new(-s, 0.0, 0.0),
+        Point::new(0.0, -s, 0.0),
+    ]]));
+    let b = MeshTree::<Aabb>::new(soup(&[triangle(Vector::repeat(c * s), s)]));
+    let (pa, pb) = (
+        a.placed(Isometry::identity()),
+        b.placed(Isometry::identity()),
+    );
+    let d = pa
+        .distance(&pb, ErrorBound::EXACT)
+        .expect("finite")
+        .distance;
+    let expected = (3.0f64).sqrt() * f64::from(c) * f64::from(s);
+    assert!((f64::from(d) - expected).abs() <= 1e-5 * expected, "{d}");
+    assert!(pa.is_within(&pb, d));
+}
