@@ -190,11 +190,36 @@ pub fn sweep_capsule_triangle(
         return Some(start_contact(&on_axis, &on_triangle, &corners, &d));
     }
     // Where it touches: the triangle's point nearest to the axis moved to
-    // that time, and the direction from it to the axis.
+    // that time, and the direction from it to the axis. When that offset
+    // is within rounding of zero (a radius of 0, or one far below the
+    // coordinates) its direction is noise, which could point along the
+    // motion: the direction of approach just before the contact stands in.
+    let scale = corners
+        .iter()
+        .chain([&a, &b])
+        .map(|v| v.amax())
+        .fold(d.amax(), f64::max);
+    let resolved = |offset: f64| offset > 1e-9 * scale;
+    let mut offset = on_axis - on_triangle;
+    if !resolved(offset.norm()) {
+        for back in [1e-6, 1e-4, 1e-2] {
+            let earlier = (time - back).max(0.0);
+            let (gap, axis_point, triangle_point) = segment_polygon(
+                &(a + d * earlier),
+                &(b + d * earlier),
+                &corners,
+                unit_normal(&corners),
+            );
+            if resolved(gap) {
+                offset = axis_point - triangle_point;
+                break;
+            }
+        }
+    }
     Some(TriangleContact {
         time: (time as Real).clamp(0.0, 1.0),
         point: Point::from(on_triangle.cast::<Real>()),
-        normal: unit_or(&(on_axis - on_triangle), &d).cast::<Real>(),
+        normal: unit_or(&offset, &d).cast::<Real>(),
     })
 }
 
