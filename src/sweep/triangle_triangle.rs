@@ -124,8 +124,21 @@ fn sweep_degenerate(
         }
     }
     let mut result = contact(after)?;
-    // The normal is the offset between the two at the last clear moment.
-    let clear = triangle_distance(fixed, &moved(before));
+    // The normal is the offset between the two just before the contact:
+    // not at the bisection's last clear moment, where the gap is down to
+    // rounding and its direction noise (a flipped normal in about 1 of
+    // 130 degenerate sweeps), but at the first earlier moment whose gap
+    // stands well clear of rounding.
+    let scale = [moving, fixed]
+        .iter()
+        .flat_map(|t| t.vertices())
+        .map(|v| v.coords.amax())
+        .fold(motion.amax(), Real::max);
+    let clear = [1e-4, 1e-3, 1e-2, 1e-1, 0.0]
+        .into_iter()
+        .map(|back| triangle_distance(fixed, &moved((before - back).max(0.0))))
+        .find(|gap| gap.distance > 1e-4 * scale)
+        .unwrap_or_else(|| triangle_distance(fixed, &moved(before)));
     let offset = clear.p2 - clear.p1;
     if offset.norm() > 0.0 {
         result.normal = offset.normalize();

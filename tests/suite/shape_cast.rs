@@ -1143,3 +1143,27 @@ fn zero_radius_capsules_get_the_normal_of_their_approach() {
     }
     assert!(touched > 4_000, "{touched}");
 }
+
+/// A degenerate moving triangle (a segment) swept onto a face: the normal
+/// came from the offset at the bisection's last clear moment, rounding
+/// noise by then, and pointed away from the side the segment came from.
+/// A hair-thick proper neighbour of the segment gives the expected normal.
+#[test]
+fn degenerate_triangle_sweeps_take_the_normal_of_their_approach() {
+    let p = Point::new(-0.031_775_832, -0.347_657_2, -0.601_093_04);
+    let moving = Triangle::new(Point::new(-0.178_692_82, 0.479_932_07, -0.895_069_96), p, p);
+    let fixed = Triangle::new(
+        Point::new(0.452_594_4, 0.360_154_15, -0.834_829_9),
+        Point::new(-0.379_693_87, -0.994_842_05, 0.189_752_82),
+        Point::new(-0.515_466_1, 0.077_552_44, -0.051_925_3),
+    );
+    let motion = Vector::new(0.021_362_305, 0.498_369_46, 1.270_411_7);
+    let c = sweep_triangle_triangle(&moving, &motion, &fixed).expect("touches");
+    assert!(c.normal.dot(&motion) < 0.0, "{c:?}");
+    let thick = Triangle::new(moving.a, p, p + Vector::new(1e-4, -1e-4, 1e-4));
+    let expected = sweep_triangle_triangle(&thick, &motion, &fixed).expect("touches");
+    assert!(
+        (c.normal - expected.normal).norm() < 0.05,
+        "{c:?} against {expected:?}"
+    );
+}
