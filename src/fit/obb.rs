@@ -157,7 +157,13 @@ pub fn triangle_frame(triangle: &Triangle) -> Option<Matrix> {
     };
     let (_, edge, apex) = (0..3).map(rectangle).min_by(|p, q| p.0.total_cmp(&q.0))?;
     let along = edge.normalize();
-    let normal = edge.cross(&apex).normalize();
+    // A sliver's cross product cancels: the normal it gives can lean off
+    // the edge by 1e-3, and a frame that is not orthonormal does not hold
+    // what it was fitted around once a refit takes its corners (an `Obb`
+    // tree after `set_vertices` missed a touching pair). The normal is
+    // made perpendicular to the edge again (Gram–Schmidt).
+    let leaning = edge.cross(&apex);
+    let normal = (leaning - along * along.dot(&leaning)).try_normalize(0.0)?;
     let frame = M64::from_columns(&[along, normal.cross(&along), normal]).cast::<Real>();
     frame.iter().all(|x| x.is_finite()).then_some(frame)
 }

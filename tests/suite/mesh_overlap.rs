@@ -934,3 +934,46 @@ fn statistics_count_the_work() {
         }
     );
 }
+
+/// A sliver with huge coordinates got a leaf frame that was not
+/// orthonormal (its cross product cancelled): after `set_vertices` moved
+/// the mesh, the refit built the root around that frame's corners, missed
+/// a vertex by 0.003 and hid a contact at that vertex.
+#[test]
+fn an_obb_tree_refitted_from_a_sliver_keeps_its_contacts() {
+    let p = |x: Real, y: Real, z: Real| Point::new(x, y, z);
+    let sliver = vec![
+        p(0.694_634_44, -2.2518e12, 1.1259e12),
+        p(1.1259e12, 1.1259e12, 0.586_970_3),
+        p(0.686_261_2, -2.2518e12, 1.1259e12),
+        p(1e12, 2e12, 3e12),
+        p(3e12, 1e12, 2e12),
+        p(2e12, 3e12, 1e12),
+    ];
+    let moved = vec![
+        p(-4.0, 1.0, -2.0),
+        p(3.0, -1.0, 2.0),
+        p(-3.0, 3.0, -3.0),
+        p(-4.0, -1.0, -2.0),
+        p(2.0, 2.0, -2.0),
+        p(4.0, 3.0, -1.0),
+    ];
+    let faces = vec![[0, 1, 2], [3, 4, 5]];
+    let mut tree = MeshTree::<Obb>::new(TriMesh::new(sliver, faces.clone()).expect("valid"));
+    tree.set_vertices(moved.clone()).expect("finite");
+    let mesh = TriMesh::new(moved, faces).expect("valid");
+    assert_eq!(tree.bvh().validate(&mesh), Ok(()));
+    // A probe touching the first triangle only at its vertex (3, -1, 2).
+    let probe = [
+        p(3.0, -1.0, 2.0),
+        p(5.008_118, -1.003_301_7, 1.995_183_7),
+        p(4.991_882, -0.996_698_26, 2.004_816_3),
+    ];
+    let probe = MeshTree::<Obb>::new(TriMesh::new(probe.to_vec(), vec![[0, 1, 2]]).expect("valid"));
+    let at = Isometry::identity();
+    assert!(triangles_overlap(
+        &mesh.triangle(TriangleId(0)),
+        &probe.mesh().triangle(TriangleId(0))
+    ));
+    assert!(tree.placed(at).overlaps(&probe.placed(at)));
+}
