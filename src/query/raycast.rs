@@ -346,7 +346,10 @@ impl<V: BoundingVolume> MeshTree<V> {
         let (tri, _) = self.leaf_triangle(found.position);
         let hit = found.hit;
         RayHit {
-            t: hit.t,
+            // `+ 0.0` turns a crossing at `-0.0` (a span starting before
+            // its origin) into `0.0`: `all_hits` sorts with `total_cmp`,
+            // which put it before the hits at `0.0` whatever their ids.
+            t: hit.t + 0.0,
             triangle: found.triangle,
             barycentric: [hit.w, hit.u, hit.v],
             // Hittable triangles have a representable normal; only a

@@ -1038,3 +1038,25 @@ fn spans_starting_before_their_origin_find_the_hits_behind_it() {
         }
     }
 }
+
+/// A span starting before its origin crosses the faces at the origin at
+/// `t = -0.0`: `all_hits` sorted those before the hits at `0.0` whatever
+/// their ids, so its first hit was not `closest_hit`'s.
+#[test]
+fn hits_at_the_origin_sort_by_triangle_id_from_either_side_of_zero() {
+    let tree = MeshTree::<Aabb>::new(TriMesh::cuboid(Point::origin(), Point::new(1.0, 1.0, 1.0)));
+    let span = Ray::new(Point::new(1.0, 1.0, 1.0), Vector::new(-1.0, 2.0, -3.0)).span(-0.5, 0.5);
+    let hits = tree.all_hits(span);
+    assert!(hits.len() > 1, "{hits:?}");
+    assert!(
+        hits.iter().all(|h| h.t.is_sign_positive() || h.t < 0.0),
+        "{hits:?}"
+    );
+    assert!(
+        hits.windows(2)
+            .all(|w| (w[0].t, w[0].triangle) <= (w[1].t, w[1].triangle)),
+        "{hits:?}"
+    );
+    let closest = tree.closest_hit(span).expect("a hit");
+    assert_eq!((hits[0].t, hits[0].triangle), (closest.t, closest.triangle));
+}
