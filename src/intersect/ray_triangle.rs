@@ -208,7 +208,13 @@ impl WatertightRay {
     ///   triangle's plane (edge-on), culled faces, zero-length segments,
     ///   NaN or infinite coordinates, and coordinates so large (beyond
     ///   about `1e19` from the origin) that the edge functions overflow:
-    ///   every raycast of the crate has that limit.
+    ///   every raycast of the crate has that limit. At the other end, a
+    ///   hit on a triangle below about `1e-15` takes its edge functions
+    ///   from `f64` products (in `f32` they go subnormal below `1e-19`),
+    ///   so `t` and the weights hold down to edges of about `1e-22`, below
+    ///   which the mesh trees count a triangle whose `f32` normal is zero
+    ///   as degenerate; the hit-or-miss decision there is still `f32`'s,
+    ///   watertight only to the rounding of subnormal products.
     #[must_use]
     #[inline(always)]
     pub fn intersect(&self, tri: &Triangle, t_min: Real, t_max: Real) -> Option<TriangleHit> {
@@ -261,12 +267,23 @@ impl WatertightRay {
         let (x1, y1, x2, y2) = (next(&x), next(&y), after(&x), after(&y));
         let w: Lanes = std::array::from_fn(|i| x2[i] * y1[i] - y2[i] * x1[i]);
         let [mut wa, mut wb, mut wc, _] = w;
+        // The three edge functions in `f64`, where the products of `f32`
+        // values are exact, scaled by a power of two into `f32`'s normal
+        // range when all are tiny (see `normalising_scale`): the scale keeps
+        // every sign and every ratio (`t`, the weights).
+        let [ax, bx, cx, _] = x;
+        let [ay, by, cy, _] = y;
+        let exact = || {
+            let e = [
+                edge_function_f64(cx, by, cy, bx),
+                edge_function_f64(ax, cy, ay, cx),
+                edge_function_f64(bx, ay, by, ax),
+            ];
+            let scale = normalising_scale(e[0].abs().max(e[1].abs()).max(e[2].abs()));
+            (e.map(|v| (v * scale) as Real), scale)
+        };
         if wa == 0.0 || wb == 0.0 || wc == 0.0 {
-            let [ax, bx, cx, _] = x;
-            let [ay, by, cy, _] = y;
-            wa = edge_function_f64(cx, by, cy, bx);
-            wb = edge_function_f64(ax, cy, ay, cx);
-            wc = edge_function_f64(bx, ay, by, ax);
+            [wa, wb, wc] = exact().0;
         }
         let negative = (wa < 0.0) | (wb < 0.0) | (wc < 0.0);
         let positive = (wa > 0.0) | (wb > 0.0) | (wc > 0.0);
@@ -299,6 +316,24 @@ impl WatertightRay {
         if outside || det == 0.0 {
             return None;
         }
+        // A triangle below about 1e-15: its `f32` edge functions lie near or
+        // in the subnormal range, where below about 1e-19 they lose their
+        // precision (`t` and the weights off, `1/det` infinite). Checked on
+        // the hit path only; the signs were decided, as the careful test's
+        // bound below, in `f32` (so such tiny meshes are not watertight to
+        // the last ulp).
+        let (wa, wb, wc, det) = if det.abs() < TINY_DETERMINANT {
+            let ([a, b, c], _) = exact();
+            let det = a + b + c;
+            let inside =
+                (a >= 0.0) & (b >= 0.0) & (c >= 0.0) | (a <= 0.0) & (b <= 0.0) & (c <= 0.0);
+            if !inside || det == 0.0 {
+                return None;
+            }
+            (a, b, c, det)
+        } else {
+            (wa, wb, wc, det)
+        };
         let z = frame(&self.row_z);
         let t_scaled = wa * z[0] + wb * z[1] + wc * z[2];
         let mut t = t_scaled / det;
@@ -697,8 +732,33 @@ impl TriangleLanes {
 
 /// `p·q − r·s` evaluated in `f64`, where both products of `f32` values are
 /// exact and so is the sign of the difference.
-fn edge_function_f64(p: Real, q: Real, r: Real, s: Real) -> Real {
-    (f64::from(p) * f64::from(q) - f64::from(r) * f64::from(s)) as Real
+#[inline(always)]
+fn edge_function_f64(p: Real, q: Real, r: Real, s: Real) -> f64 {
+    f64::from(p) * f64::from(q) - f64::from(r) * f64::from(s)
+}
+
+/// Below this (2⁻¹⁰⁰) a determinant, the sum of the three edge functions,
+/// means edge functions whose `f32` products may be subnormal or close to
+/// it; in a triangle of ordinary size the sum is never this small unless
+/// it cancels to exactly 0.
+const TINY_DETERMINANT: Real = 7.888_609e-31;
+
+/// A power of two that brings `largest` (an edge function's magnitude in
+/// `f64`) to about 1 when it lies below `f32`'s normal range with room to
+/// spare (2⁻⁶⁰); 1 otherwise, so that edge functions of ordinary size keep
+/// their rounded `f32` values exactly.
+#[inline(always)]
+fn normalising_scale(largest: f64) -> f64 {
+    // 2⁻⁶⁰; products of `f32` values are normal `f64` numbers, so the
+    // exponent read from the bits is the binary logarithm's floor, and
+    // 2^(−e) is made from bits too (no library call in the kernels).
+    const BELOW: f64 = 8.673_617_379_884_035e-19;
+    if largest > 0.0 && largest < BELOW {
+        let exponent = ((largest.to_bits() >> 52) & 0x7ff) as i64 - 1023;
+        f64::from_bits(((1023 - exponent) as u64) << 52)
+    } else {
+        1.0
+    }
 }
 
 /// The hit of the ray with `t ∈ [t_min, t_max]` on either face, or `None`.
@@ -772,9 +832,9 @@ mod tests {
         let mut wb = ax * cy - ay * cx;
         let mut wc = bx * ay - by * ax;
         if wa == 0.0 || wb == 0.0 || wc == 0.0 {
-            wa = edge_function_f64(cx, by, cy, bx);
-            wb = edge_function_f64(ax, cy, ay, cx);
-            wc = edge_function_f64(bx, ay, by, ax);
+            wa = edge_function_f64(cx, by, cy, bx) as Real;
+            wb = edge_function_f64(ax, cy, ay, cx) as Real;
+            wc = edge_function_f64(bx, ay, by, ax) as Real;
         }
         let negative = wa < 0.0 || wb < 0.0 || wc < 0.0;
         let positive = wa > 0.0 || wb > 0.0 || wc > 0.0;

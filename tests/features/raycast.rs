@@ -1060,3 +1060,70 @@ fn hits_at_the_origin_sort_by_triangle_id_from_either_side_of_zero() {
     let closest = tree.closest_hit(span).expect("a hit");
     assert_eq!((hits[0].t, hits[0].triangle), (closest.t, closest.triangle));
 }
+
+/// Triangles below about 1e-19, whose `f32` edge functions are subnormal:
+/// they lost their precision (every weight infinite from 2⁻⁶² on, `t` and
+/// the nearest triangle wrong from 2⁻⁶⁶, misses from 2⁻⁷⁵). Scaled by a
+/// power of two, the same triangle and segment answer alike at every scale
+/// down to where the `f32` normal itself underflows (about 2⁻⁷⁴).
+#[test]
+fn tiny_triangles_answer_as_their_unit_copies() {
+    for k in [0, 20, 54, 62, 64, 66, 68, 70, 72, 74] {
+        let s = (2.0 as Real).powi(-k);
+        let p = |x: Real, y: Real, z: Real| Point::new(x * s, y * s, z * s);
+        let tri = Triangle::new(p(0.0, 0.0, 0.0), p(1.0, 0.0, 0.0), p(0.0, 1.0, 0.0));
+        let segment = Segment::new(p(0.25, 0.25, 1.0), p(0.25, 0.25, -1.0));
+        let hit = segment_triangle(&segment, &tri).expect("crosses");
+        assert_eq!(
+            (hit.t, hit.w, hit.u, hit.v),
+            (0.5, 0.5, 0.25, 0.25),
+            "2^-{k}"
+        );
+        let tree = MeshTree::<Aabb>::new(
+            TriMesh::new(tri.vertices().to_vec(), vec![[0, 1, 2]]).expect("valid"),
+        );
+        let found = tree.closest_hit(segment).expect("crosses");
+        assert_eq!(
+            (found.t, found.barycentric),
+            (0.5, [0.5, 0.25, 0.25]),
+            "2^-{k}"
+        );
+    }
+    // The icosphere at 2^-70 hits what the unit one hits, at the same `t`
+    // up to the rounding of the unit copy's `f32` edge functions (the tiny
+    // copy's come from `f64` products, rounded once).
+    let ball = TriMesh::icosphere(Point::origin(), 1.0, 2);
+    let s = (2.0 as Real).powi(-70);
+    let tiny = TriMesh::new(
+        ball.vertices()
+            .iter()
+            .map(|v| Point::from(v.coords * s))
+            .collect(),
+        ball.indices().to_vec(),
+    )
+    .expect("valid");
+    let (unit, small) = (MeshTree::<Aabb>::new(ball), MeshTree::<Aabb>::new(tiny));
+    let mut rng = SplitMix(70);
+    let mut hits = 0;
+    for _ in 0..2_000 {
+        let (a, b) = (rng.point(2.0), rng.point(2.0));
+        let big = unit.closest_hit(Segment::new(a, b));
+        let little = small.closest_hit(Segment::new(a * s, b * s));
+        assert_eq!(
+            big.map(|h| h.triangle),
+            little.map(|h| h.triangle),
+            "{a:?} {b:?}"
+        );
+        if let (Some(big), Some(little)) = (big, little) {
+            assert!((big.t - little.t).abs() <= 1e-6, "{big:?} {little:?}");
+            assert!(
+                little
+                    .barycentric
+                    .iter()
+                    .all(|w| w.is_finite() && *w >= 0.0)
+            );
+            hits += 1;
+        }
+    }
+    assert!(hits > 500, "{hits}");
+}
