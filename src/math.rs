@@ -42,6 +42,32 @@ pub(crate) fn distance_squared_wide(a: &Point, b: &Point) -> f64 {
     (a - b).cast::<f64>().norm_squared()
 }
 
+/// `r²` raised by the least normal `f32` number: squares of lengths below
+/// about 1e-19 are subnormal (or 0), rounded by an absolute amount rather
+/// than a relative one, so a pruning test `d² ≤ r²` among them must not
+/// trust the last bits. Every nearest-point and sphere descent prunes
+/// against this reach.
+#[must_use]
+#[inline(always)]
+pub(crate) fn squared_reach(r: Real) -> Real {
+    r * r + Real::MIN_POSITIVE
+}
+
+/// `|v|`, squared and summed in `f32` where that sum is a normal number
+/// (or 0), else in `f64`: beyond about 1.8e19 the `f32` square is infinite,
+/// and below about 1e-19 it is subnormal and rounds coarsely, and a bound
+/// taken from it could prune what lies within reach.
+#[must_use]
+#[inline(always)]
+pub(crate) fn length_wide(v: &Vector) -> Real {
+    let squared = v.norm_squared();
+    if squared.is_normal() || squared == 0.0 {
+        squared.sqrt()
+    } else {
+        v.cast::<f64>().norm() as Real
+    }
+}
+
 /// Bits of an id carried per float by [`id_to_lanes`].
 const ID_BITS_PER_LANE: u32 = 23;
 /// Bits of the high float's mantissa that [`id_to_lanes`] leaves at zero

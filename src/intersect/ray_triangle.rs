@@ -280,22 +280,16 @@ impl WatertightRay {
                 edge_function_f64(bx, ay, by, ax),
             ];
             let scale = normalising_scale(e[0].abs().max(e[1].abs()).max(e[2].abs()));
-            (e.map(|v| (v * scale) as Real), scale)
+            e.map(|v| (v * scale) as Real)
         };
         if wa == 0.0 || wb == 0.0 || wc == 0.0 {
-            [wa, wb, wc] = exact().0;
+            [wa, wb, wc] = exact();
         }
-        let negative = (wa < 0.0) | (wb < 0.0) | (wc < 0.0);
-        let positive = (wa > 0.0) | (wb > 0.0) | (wc > 0.0);
-        let outside = match self.culling {
-            FaceCulling::Off => negative & positive,
-            FaceCulling::Back => negative,
-            FaceCulling::Front => positive,
-        };
+        let (mixed, outside) = self.sides([wa, wb, wc]);
         // det > 0 when the ray arrives against the normal (the permutation
         // and shear preserve orientation); 0 for edge-on triangles.
         let det = wa + wb + wc;
-        if CAREFUL && ((negative & positive) | (det == 0.0)) {
+        if CAREFUL && (mixed | (det == 0.0)) {
             // The line misses the closed triangle, or lies in its plane, as
             // far as this rounding can tell. An end of the range lying
             // exactly on the triangle's boundary may still touch it (the
@@ -318,16 +312,14 @@ impl WatertightRay {
         }
         // A triangle below about 1e-15: its `f32` edge functions lie near or
         // in the subnormal range, where below about 1e-19 they lose their
-        // precision (`t` and the weights off, `1/det` infinite). Checked on
-        // the hit path only; the signs were decided, as the careful test's
-        // bound below, in `f32` (so such tiny meshes are not watertight to
-        // the last ulp).
+        // precision (`t` and the weights off, `1/det` infinite). They are
+        // taken again from `exact` on the hit path only, so the miss
+        // decisions above stay `f32`'s (such tiny meshes are watertight only
+        // to the rounding of subnormal products).
         let (wa, wb, wc, det) = if det.abs() < TINY_DETERMINANT {
-            let ([a, b, c], _) = exact();
+            let [a, b, c] = exact();
             let det = a + b + c;
-            let inside =
-                (a >= 0.0) & (b >= 0.0) & (c >= 0.0) | (a <= 0.0) & (b <= 0.0) & (c <= 0.0);
-            if !inside || det == 0.0 {
+            if self.sides([a, b, c]).1 || det == 0.0 {
                 return None;
             }
             (a, b, c, det)
@@ -384,6 +376,21 @@ impl WatertightRay {
             w: wa * inv_det,
             front_face: det > 0.0,
         })
+    }
+
+    /// Whether the edge functions' signs are mixed (the line misses the
+    /// closed triangle), and whether they put the crossing outside for this
+    /// ray's culling.
+    #[inline(always)]
+    fn sides(&self, [wa, wb, wc]: [Real; 3]) -> (bool, bool) {
+        let negative = (wa < 0.0) | (wb < 0.0) | (wc < 0.0);
+        let positive = (wa > 0.0) | (wb > 0.0) | (wc > 0.0);
+        let outside = match self.culling {
+            FaceCulling::Off => negative & positive,
+            FaceCulling::Back => negative,
+            FaceCulling::Front => positive,
+        };
+        (negative & positive, outside)
     }
 
     /// True when the triangle's bounding box may hold an end of the range:

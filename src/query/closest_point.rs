@@ -17,7 +17,7 @@ use crate::bvh::{
     nearest_first, stack_items,
 };
 use crate::intersect::closest_point_on_triangle;
-use crate::math::{Point, Real, distance_squared_wide, is_finite_point};
+use crate::math::{Point, Real, distance_squared_wide, is_finite_point, squared_reach};
 use crate::mesh::TriangleId;
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::frame::LocalFrame;
@@ -28,17 +28,6 @@ use crate::simd::{Avx2, Baseline, Isa, avx2_fn};
 /// Factor on the squared reach in the plane-distance pruning: a few ulps
 /// of relative rounding in the normal, the offset and their products.
 const PLANE_MARGIN: Real = 1.0 + 64.0 * Real::EPSILON;
-
-/// The squared reach a distance `reach` leaves. Squares of distances below
-/// about 1e-19 are subnormal (or 0) in `f32`, rounded by an absolute
-/// amount rather than a relative one, and pruned boxes and triangles
-/// that were in reach (a wrong nearest triangle 1e-22 from the point):
-/// the least normal square is added, so nothing within rounding of the
-/// reach is pruned there.
-#[inline(always)]
-fn reach_squared(reach: Real) -> Real {
-    reach * reach + Real::MIN_POSITIVE
-}
 
 /// A nearest-point question: the point, and the largest distance of
 /// interest (nothing farther is searched; `Real::INFINITY` for none).
@@ -119,7 +108,9 @@ struct Nearest {
     /// `f32`, distances below about 1e-22 round to 0 (every triangle then
     /// tied, and the lowest id won) and above about 1.8e19 overflow.
     found: Option<(f64, PointProjection)>,
-    /// Volumes farther than this (squared) cannot hold a better answer.
+    /// Volumes farther than this (squared, see [`squared_reach`]: a floor
+    /// for subnormal squares, which pruned the nearest triangle 1e-22 from
+    /// the point) cannot hold a better answer.
     reach_squared: Real,
     /// Added to distances before squaring `reach_squared`.
     slack: Real,
@@ -133,7 +124,7 @@ impl Nearest {
         let reach = query.max_distance + slack;
         Nearest {
             found: None,
-            reach_squared: reach_squared(reach),
+            reach_squared: squared_reach(reach),
             slack,
             max_distance: query.max_distance,
         }
@@ -157,7 +148,7 @@ impl Nearest {
             return;
         }
         let reach = distance + self.slack;
-        self.reach_squared = self.reach_squared.min(reach_squared(reach));
+        self.reach_squared = self.reach_squared.min(squared_reach(reach));
         self.found = Some((
             d2,
             PointProjection {

@@ -1,7 +1,7 @@
 //! Queries brought into a mesh's own frame: the inverse of a pose,
 //! evaluated in `f64` and rounded once per coordinate.
 
-use crate::math::{Isometry, Point, Real, Vector};
+use crate::math::{Isometry, Matrix, Point, Real, Vector};
 use crate::shape::{Ray, RaySpan, Segment};
 
 /// The world → mesh mapping of a pose, kept in `f64` so that a query
@@ -63,9 +63,9 @@ impl LocalFrame {
 
     /// A world matrix's columns (an oriented box's axes) in the object's frame.
     #[inline(always)]
-    pub(crate) fn matrix(&self, m: &crate::math::Matrix) -> crate::math::Matrix {
+    pub(crate) fn matrix(&self, m: &Matrix) -> Matrix {
         let column = |i: usize| self.vector(&m.column(i).into_owned());
-        crate::math::Matrix::from_columns(&[column(0), column(1), column(2)])
+        Matrix::from_columns(&[column(0), column(1), column(2)])
     }
 
     /// A world span in the object's frame, with the same parameter range:

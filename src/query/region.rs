@@ -24,7 +24,9 @@ use crate::bvh::{ArrayStack, BoundingVolume, NodeId, TraversalStack, Visit, stac
 use crate::intersect::{
     boxes_overlap, triangle_overlaps_aabb, triangle_overlaps_obb, triangle_overlaps_sphere,
 };
-use crate::math::{Isometry, Matrix, Real, Vector, is_finite_point, is_finite_vector};
+use crate::math::{
+    Isometry, Matrix, Real, Vector, is_finite_point, is_finite_vector, squared_reach,
+};
 use crate::query::frame::LocalFrame;
 use crate::query::{MeshTree, PlacedMesh};
 use crate::shape::Triangle;
@@ -181,10 +183,9 @@ impl PreparedRegion {
         let h = volume.half_extents.add_scalar(self.pad);
         if let Region::Sphere(sphere) = &self.region {
             let grown = Obb::new(volume.center, volume.axes, h);
-            // The least normal square added: below it `f32` squares round
-            // by an absolute amount the pad does not cover.
-            let reach = sphere.radius * sphere.radius + Real::MIN_POSITIVE;
-            return grown.distance_squared(&sphere.center) <= reach;
+            // (The reach's floor covers subnormal squares, whose rounding
+            // is absolute and beyond the pad.)
+            return grown.distance_squared(&sphere.center) <= squared_reach(sphere.radius);
         }
         let offset = self.bounds.center - volume.center;
         let r = &self.bounds;

@@ -5,7 +5,7 @@
 
 use crate::bounding_volume::Aabb;
 use crate::bvh::{ArrayStack, TraversalStack, Visit, nearest_first, stack_items};
-use crate::math::{Point, Real, distance_squared_wide, is_finite_point};
+use crate::math::{Point, Real, is_finite_point, length_wide, squared_reach};
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::{PointProjection, PointQuery};
 use crate::scene::object::Object;
@@ -123,12 +123,12 @@ impl Scene {
     }
 }
 
-/// The distance from `p` to the box `b`, squared in `f64`: `f32` squares
-/// overflow beyond about 1.8e19 (every box then lay out of reach, and the
-/// farther object won) and round coarsely below about 1e-19.
+/// The distance from `p` to the box `b` ([`length_wide`]: `f32` squares
+/// overflow beyond about 1.8e19, where every box then lay out of reach and
+/// the farther object won).
 #[inline]
 fn box_distance(b: &Aabb, p: &Point) -> Real {
-    distance_squared_wide(&b.closest_point(p), p).sqrt() as Real
+    length_wide(&(b.closest_point(p) - p))
 }
 
 /// The nearest-first descent of the top level (leaves and nodes alike, the
@@ -152,10 +152,7 @@ fn descend(
             if count == 0 {
                 let node = &nodes[at as usize];
                 let r = reach(best);
-                // The least normal square added, as the meshes' own
-                // descents add it, for reaches whose squares are subnormal.
-                let within = r * r + Real::MIN_POSITIVE;
-                let distances = node.point_distances_on(Baseline::default(), p, within);
+                let distances = node.point_distances_on(Baseline::default(), p, squared_reach(r));
                 if distances.within != 0 {
                     // Keys from the `f32` squares where those are normal
                     // numbers or 0 (a lower bound either way), else from

@@ -180,12 +180,9 @@ pub fn sweep_capsule_triangle(
     let (r, d) = (f64::from(radius), motion.cast::<f64>());
     let (a, b) = (wide(&axis.a), wide(&axis.b));
     let corners = tri.vertices().map(|p| wide(&p));
-    let (distance, on_axis, on_triangle) = segment_polygon(
-        &(a + d * time),
-        &(b + d * time),
-        &corners,
-        unit_normal(&corners),
-    );
+    let face = unit_normal(&corners);
+    let (distance, on_axis, on_triangle) =
+        segment_polygon(&(a + d * time), &(b + d * time), &corners, face);
     if time == 0.0 && distance <= r {
         return Some(start_contact(&on_axis, &on_triangle, &corners, &d));
     }
@@ -201,15 +198,11 @@ pub fn sweep_capsule_triangle(
         .fold(d.amax(), f64::max);
     let resolved = |offset: f64| offset > 1e-9 * scale;
     let mut offset = on_axis - on_triangle;
-    if !resolved(offset.norm()) {
+    if !resolved(distance) {
         for back in [1e-6, 1e-4, 1e-2] {
             let earlier = (time - back).max(0.0);
-            let (gap, axis_point, triangle_point) = segment_polygon(
-                &(a + d * earlier),
-                &(b + d * earlier),
-                &corners,
-                unit_normal(&corners),
-            );
+            let (gap, axis_point, triangle_point) =
+                segment_polygon(&(a + d * earlier), &(b + d * earlier), &corners, face);
             if resolved(gap) {
                 offset = axis_point - triangle_point;
                 break;

@@ -134,7 +134,7 @@ fn sweep_degenerate(
         .flat_map(|t| t.vertices())
         .map(|v| v.coords.amax())
         .fold(motion.amax(), Real::max);
-    let clear = [1e-4, 1e-3, 1e-2, 1e-1, 0.0]
+    let clear = [1e-4, 1e-3, 1e-2, 1e-1]
         .into_iter()
         .map(|back| triangle_distance(fixed, &moved((before - back).max(0.0))))
         .find(|gap| gap.distance > 1e-4 * scale)

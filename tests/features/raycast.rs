@@ -9,7 +9,7 @@
 use crate::common;
 
 use boxtree::bvh::{BoundingVolume, BuildOptions, SplitRule, SplitSearch};
-use boxtree::intersect::{WatertightRay, segment_triangle};
+use boxtree::intersect::{FaceCulling, WatertightRay, segment_triangle};
 use boxtree::{
     Aabb, Isometry, MeshTree, Obb, PackedObb, Point, Ray, Real, Segment, SightOptions, Sphere,
     Threads, TriMesh, Triangle, TriangleId, Vector, Visibility,
@@ -1088,6 +1088,12 @@ fn tiny_triangles_answer_as_their_unit_copies() {
             (0.5, [0.5, 0.25, 0.25]),
             "2^-{k}"
         );
+        // The `f64` edge functions keep the face culling: the segment comes
+        // down onto the front face (normal +z), so culling fronts misses.
+        let ray = WatertightRay::new(&segment.to_ray()).expect("finite");
+        let culled = |culling| ray.with_culling(culling).intersect(&tri, 0.0, 1.0);
+        assert!(culled(FaceCulling::Back).is_some(), "2^-{k}");
+        assert!(culled(FaceCulling::Front).is_none(), "2^-{k}");
     }
     // The icosphere at 2^-70 hits what the unit one hits, at the same `t`
     // up to the rounding of the unit copy's `f32` edge functions (the tiny
