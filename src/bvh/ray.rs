@@ -14,6 +14,16 @@ use crate::shape::Ray;
 pub(crate) const EXIT_PADDING: Real =
     1.0 + 2.0 * (3.0 * Real::EPSILON * 0.5) / (1.0 - 3.0 * Real::EPSILON * 0.5);
 
+/// The factor on the reciprocal direction that far planes are measured
+/// with in the wide nodes' slab tests (`TraversalRay::far_inverse`): the
+/// exit padding moved into the reciprocal, so no multiplication follows
+/// the exits' `min` on the path from one node to the next. A far plane's
+/// parameter is then rounded three times (difference, padded reciprocal,
+/// product) against the near plane's two (the plain reciprocal's own
+/// rounding is shared by both and cancels), so `1 + 2γ₃ ≥ (1 + u)² / (1 −
+/// u)³` would do; `1 + 8u` leaves a margin.
+pub(crate) const FAR_INVERSE_PADDING: Real = 1.0 + 4.0 * Real::EPSILON;
+
 /// The same padding for a negative exit, which must grow towards zero:
 /// `(1 − γ₃) / (1 + γ₃)` bounds the ratio of the two rounded parameters'
 /// errors there, less `2u` for the product's own rounding.
@@ -44,6 +54,10 @@ pub struct TraversalRay {
     pub inverse_direction: Vector,
     /// Per axis: true when the direction is negative (the near plane is the box maximum).
     pub negative: [bool; 3],
+    /// `inverse_direction` scaled by `FAR_INVERSE_PADDING`, for far planes
+    /// in the wide nodes' slab tests (Ize's exit padding, applied before
+    /// the exits' `min` instead of after it).
+    pub far_inverse: Vector,
 }
 
 impl TraversalRay {
@@ -59,6 +73,7 @@ impl TraversalRay {
             // Sign of the reciprocal, so that −0 counts as negative: then the
             // near plane's distance is −∞ or NaN, both harmless below.
             negative: [0, 1, 2].map(|i| inverse_direction[i] < 0.0),
+            far_inverse: inverse_direction * FAR_INVERSE_PADDING,
         }
     }
 

@@ -361,16 +361,17 @@ impl<const W: usize> WideNode<W> {
         ends: [Real; 2],
     ) -> SlabSpans<W> {
         let mut enter = [t_min; W];
-        let mut exit = [t_max; W];
+        let mut exit = [t_max * EXIT_PADDING; W];
         let mut reach = [Real::INFINITY; W];
         for axis in 0..3 {
             let near_side = usize::from(ray.negative[axis]);
             let near = &self.bounds[near_side][axis];
             let far = &self.bounds[1 - near_side][axis];
-            let (o, inv) = (ray.origin[axis], ray.inverse_direction[axis]);
+            let o = ray.origin[axis];
+            let (inv, far_inv) = (ray.inverse_direction[axis], ray.far_inverse[axis]);
             for lane in 0..W {
                 let t_near = (near[lane] - o) * inv;
-                let t_far = (far[lane] - o) * inv;
+                let t_far = (far[lane] - o) * far_inv;
                 enter[lane] = if t_near > enter[lane] {
                     t_near
                 } else {
@@ -392,7 +393,7 @@ impl<const W: usize> WideNode<W> {
         }
         let (mut entered, mut at_ends) = (0, 0);
         for lane in 0..W {
-            entered |= u32::from(enter[lane] <= exit[lane] * EXIT_PADDING) << lane;
+            entered |= u32::from(enter[lane] <= exit[lane]) << lane;
             let exit_for_ends = if UNCLAMPED { reach[lane] } else { exit[lane] };
             at_ends |= u32::from((enter[lane] <= ends[0]) | (exit_for_ends >= ends[1])) << lane;
         }
@@ -480,10 +481,10 @@ impl<const W: usize> WideNode<W> {
                 far,
                 origin: ray.origin.coords.into(),
                 inverse: ray.inverse_direction.into(),
+                far_inverse: ray.far_inverse.into(),
                 t_min,
-                t_max,
+                t_max: t_max * EXIT_PADDING,
                 ends,
-                padding: EXIT_PADDING,
             });
             let mut enter = [0.0; W];
             enter.copy_from_slice(&slab.enter);

@@ -32,10 +32,13 @@ pub(crate) struct SlabInput<'a> {
     pub(crate) far: [&'a [Real; 8]; 3],
     pub(crate) origin: [Real; 3],
     pub(crate) inverse: [Real; 3],
+    /// The reciprocals far planes are measured with, padded (Ize's exit
+    /// padding, see `bvh::TraversalRay::far_inverse`).
+    pub(crate) far_inverse: [Real; 3],
     pub(crate) t_min: Real,
+    /// The range's end, already padded.
     pub(crate) t_max: Real,
     pub(crate) ends: [Real; 2],
-    pub(crate) padding: Real,
 }
 
 /// The slab test of eight child boxes (Kay & Kajiya 1986, with Ize's exit
@@ -460,10 +463,10 @@ mod tests {
                     far: std::array::from_fn(|axis| &bounds[1 - side(axis)][axis]),
                     origin,
                     inverse,
+                    far_inverse: inverse.map(|v| v * PADDING),
                     t_min,
-                    t_max,
+                    t_max: t_max * PADDING,
                     ends: crate::intersect::end_thresholds(t_min, t_max),
-                    padding: PADDING,
                 };
                 let expected = Portable.slab8(&input);
                 assert_eq!(Baseline::default().slab8(&input), expected, "seed {seed}");

@@ -28,17 +28,16 @@ pub(super) fn slab8(input: &SlabInput<'_>) -> Slab8 {
         t_min,
         t_max,
         ends,
-        padding,
         ..
     } = *input;
     let mut enter = [t_min; 8];
     let mut exit = [t_max; 8];
     let mut reach = [Real::INFINITY; 8];
     for axis in 0..3 {
-        let (o, inv) = (input.origin[axis], input.inverse[axis]);
+        let (o, inv, far_inv) = (input.origin[axis], input.inverse[axis], input.far_inverse[axis]);
         for lane in 0..8 {
             let t_near = (input.near[axis][lane] - o) * inv;
-            let t_far = (input.far[axis][lane] - o) * inv;
+            let t_far = (input.far[axis][lane] - o) * far_inv;
             enter[lane] = max(t_near, enter[lane]);
             exit[lane] = min(t_far, exit[lane]);
             reach[lane] = min(t_far, reach[lane]);
@@ -46,7 +45,7 @@ pub(super) fn slab8(input: &SlabInput<'_>) -> Slab8 {
     }
     let (mut entered, mut at_ends) = (0, 0);
     for lane in 0..8 {
-        entered |= u32::from(enter[lane] <= exit[lane] * padding) << lane;
+        entered |= u32::from(enter[lane] <= exit[lane]) << lane;
         at_ends |= u32::from((enter[lane] <= ends[0]) | (reach[lane] >= ends[1])) << lane;
     }
     Slab8 {

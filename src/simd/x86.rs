@@ -89,7 +89,6 @@ fn slab8_sse(input: &SlabInput<'_>) -> Slab8 {
         t_min,
         t_max,
         ends,
-        padding,
         ..
     } = *input;
     {
@@ -109,18 +108,18 @@ fn slab8_sse(input: &SlabInput<'_>) -> Slab8 {
             for axis in 0..3 {
                 let o = _mm_set1_ps(input.origin[axis]);
                 let inv = _mm_set1_ps(input.inverse[axis]);
+                let far_inv = _mm_set1_ps(input.far_inverse[axis]);
                 let t_near = _mm_mul_ps(_mm_sub_ps(lanes(input.near[axis]), o), inv);
-                let t_far = _mm_mul_ps(_mm_sub_ps(lanes(input.far[axis]), o), inv);
+                let t_far = _mm_mul_ps(_mm_sub_ps(lanes(input.far[axis]), o), far_inv);
                 enter = _mm_max_ps(t_near, enter);
                 exit = _mm_min_ps(t_far, exit);
                 reach = _mm_min_ps(t_far, reach);
             }
-            let padded = _mm_mul_ps(exit, _mm_set1_ps(padding));
             let at_ends = _mm_or_ps(
                 _mm_cmple_ps(enter, _mm_set1_ps(ends[0])),
                 _mm_cmpge_ps(reach, _mm_set1_ps(ends[1])),
             );
-            out.entered |= (_mm_movemask_ps(_mm_cmple_ps(enter, padded)) as u32) << half;
+            out.entered |= (_mm_movemask_ps(_mm_cmple_ps(enter, exit)) as u32) << half;
             out.at_ends |= (_mm_movemask_ps(at_ends) as u32) << half;
             let enter: [Real; 4] = bytemuck::cast(enter);
             out.enter[half..half + 4].copy_from_slice(&enter);
@@ -141,7 +140,6 @@ pub(super) fn slab8_avx(input: &SlabInput<'_>) -> Slab8 {
         t_min,
         t_max,
         ends,
-        padding,
         ..
     } = *input;
     let lanes = |row: &[Real; 8]| -> __m256 { bytemuck::cast(*row) };
@@ -151,14 +149,14 @@ pub(super) fn slab8_avx(input: &SlabInput<'_>) -> Slab8 {
     for axis in 0..3 {
         let o = _mm256_set1_ps(input.origin[axis]);
         let inv = _mm256_set1_ps(input.inverse[axis]);
+        let far_inv = _mm256_set1_ps(input.far_inverse[axis]);
         let t_near = _mm256_mul_ps(_mm256_sub_ps(lanes(input.near[axis]), o), inv);
-        let t_far = _mm256_mul_ps(_mm256_sub_ps(lanes(input.far[axis]), o), inv);
+        let t_far = _mm256_mul_ps(_mm256_sub_ps(lanes(input.far[axis]), o), far_inv);
         enter = _mm256_max_ps(t_near, enter);
         exit = _mm256_min_ps(t_far, exit);
         reach = _mm256_min_ps(t_far, reach);
     }
-    let padded = _mm256_mul_ps(exit, _mm256_set1_ps(padding));
-    let entered = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(enter, padded)) as u32;
+    let entered = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(enter, exit)) as u32;
     let at_ends = _mm256_or_ps(
         _mm256_cmp_ps::<_CMP_LE_OQ>(enter, _mm256_set1_ps(ends[0])),
         _mm256_cmp_ps::<_CMP_GE_OQ>(reach, _mm256_set1_ps(ends[1])),
