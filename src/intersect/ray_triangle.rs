@@ -710,12 +710,7 @@ impl TriangleLanes {
     #[must_use]
     #[inline(always)]
     pub(crate) fn box_distance_squared(&self, p: &Point) -> Real {
-        let axis = |lanes: &Lanes, c: Real| {
-            let (below, above) = (min3(lanes) - c, c - max3(lanes));
-            let out = if below > above { below } else { above };
-            if out > 0.0 { out * out } else { 0.0 }
-        };
-        axis(&self.x, p.x) + axis(&self.y, p.y) + axis(&self.z, p.z)
+        crate::simd::triangle_box_distance_squared(&[self.x, self.y, self.z], &[p.x, p.y, p.z, 0.0])
     }
 
     /// The triangle's bounding box, from its lanes (the same box as

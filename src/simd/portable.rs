@@ -67,6 +67,18 @@ pub(super) fn union4(
     )
 }
 
+/// See [`super::triangle_box_distance_squared`].
+#[inline(always)]
+pub(super) fn triangle_box_distance_squared(rows: &super::Rows3, p: &[Real; 4]) -> Real {
+    let axis = |lanes: &[Real; 4], c: Real| {
+        let lo = min(min(lanes[0], lanes[1]), lanes[2]);
+        let hi = max(max(lanes[0], lanes[1]), lanes[2]);
+        let out = max(max(lo - c, c - hi), 0.0);
+        out * out
+    };
+    (axis(&rows[0], p[0]) + axis(&rows[1], p[1])) + axis(&rows[2], p[2])
+}
+
 /// See [`super::bins4`].
 #[inline(always)]
 pub(super) fn bins4(

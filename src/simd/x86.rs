@@ -169,6 +169,32 @@ pub(super) fn slab8_avx(input: &SlabInput<'_>) -> Slab8 {
 }
 
 sse2_fn! {
+/// See [`super::triangle_box_distance_squared`].
+pub(super) fn triangle_box_distance_squared(rows: &Rows3, p: &[Real; 4]) -> Real {
+    let load = |v: &[Real; 4]| -> __m128 { bytemuck::cast(*v) };
+    let (x, y, z) = (load(&rows[0]), load(&rows[1]), load(&rows[2]));
+    // Rows to vertices (the fourth row, the id lanes, is not formed):
+    // a = [ax, ay, az, 0], and so on.
+    let zero = _mm_setzero_ps();
+    let (xy_low, xy_high) = (_mm_unpacklo_ps(x, y), _mm_unpackhi_ps(x, y));
+    let (z0_low, z0_high) = (_mm_unpacklo_ps(z, zero), _mm_unpackhi_ps(z, zero));
+    let a = _mm_movelh_ps(xy_low, z0_low);
+    let b = _mm_movehl_ps(z0_low, xy_low);
+    let c = _mm_movelh_ps(xy_high, z0_high);
+    let lo = _mm_min_ps(_mm_min_ps(a, b), c);
+    let hi = _mm_max_ps(_mm_max_ps(a, b), c);
+    let point = load(p);
+    let out = _mm_max_ps(
+        _mm_max_ps(_mm_sub_ps(lo, point), _mm_sub_ps(point, hi)),
+        zero,
+    );
+    let squared = _mm_mul_ps(out, out);
+    let xy = _mm_add_ps(squared, _mm_shuffle_ps::<0b01>(squared, squared));
+    _mm_cvtss_f32(_mm_add_ps(xy, _mm_movehl_ps(squared, squared)))
+}
+}
+
+sse2_fn! {
 /// See [`super::union4`]: `minps`/`maxps`.
 pub(super) fn union4(
     a: (&[Real; 4], &[Real; 4]),
