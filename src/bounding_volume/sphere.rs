@@ -1,7 +1,7 @@
 //! Bounding spheres: a centre and a radius.
 
 use crate::bounding_volume::Aabb;
-use crate::math::{Isometry, Point, Real, Vector};
+use crate::math::{Isometry, Point, Real, Vector, gap_squared};
 
 /// A solid sphere. Touching spheres overlap (all comparisons are inclusive).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -19,23 +19,29 @@ impl Sphere {
         Self { center, radius }
     }
 
-    /// True when the spheres share at least one point: `|c₁ − c₂|² ≤ (r₁ + r₂)²`.
+    /// True when the spheres share at least one point: `|c₁ − c₂|² ≤ (r₁ + r₂)²`,
+    /// in `f64` (see [`Sphere::contains_point`]).
     #[must_use]
     pub fn overlaps(&self, other: &Sphere) -> bool {
-        let r = self.radius + other.radius;
-        (self.center - other.center).norm_squared() <= r * r
+        let r = f64::from(self.radius) + f64::from(other.radius);
+        gap_squared(&self.center, &other.center) <= r * r
     }
 
-    /// True when `p` lies inside or on the sphere.
+    /// True when `p` lies inside or on the sphere: `|p − c|² ≤ r²`, with the
+    /// differences and squares in `f64`. In `f32` the squares overflow from
+    /// about 1.8e19 (two spheres 1e25 apart overlapped, `∞ ≤ ∞`) and round
+    /// above 2²⁴ (a touching pair of integer spheres counted as apart).
     #[must_use]
     pub fn contains_point(&self, p: &Point) -> bool {
-        (p - self.center).norm_squared() <= self.radius * self.radius
+        let r = f64::from(self.radius);
+        gap_squared(p, &self.center) <= r * r
     }
 
-    /// True when `other` lies wholly inside this sphere.
+    /// True when `other` lies wholly inside this sphere (in `f64`).
     #[must_use]
     pub fn contains(&self, other: &Sphere) -> bool {
-        (other.center - self.center).norm() + other.radius <= self.radius
+        gap_squared(&other.center, &self.center).sqrt() + f64::from(other.radius)
+            <= f64::from(self.radius)
     }
 
     /// The smallest sphere containing both spheres (Ericson §4.3.2).

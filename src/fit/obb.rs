@@ -401,7 +401,7 @@ pub fn obb_from_points_min_volume(points: &[Point]) -> Option<Obb> {
             return boxes
                 .into_iter()
                 .flatten()
-                .min_by(|a, b| a.surface_area().total_cmp(&b.surface_area()));
+                .min_by(|a, b| wide_surface_area(a).total_cmp(&wide_surface_area(b)));
         }
         Hull::Solid(solid) => {
             let search = BoxSearch::new(solid);
@@ -433,7 +433,23 @@ pub fn obb_from_points_min_volume(points: &[Point]) -> Option<Obb> {
     frames
         .iter()
         .filter_map(|f| obb_with_axes(points, f))
-        .min_by(|a, b| a.volume().total_cmp(&b.volume()))
+        .min_by(|a, b| wide_volume(a).total_cmp(&wide_volume(b)))
+}
+
+/// The box's volume in `f64`: in `f32` it overflows for boxes about 1e13
+/// across (and underflows for tiny ones), and `min_by` then kept the first
+/// of several infinite volumes.
+fn wide_volume(obb: &Obb) -> f64 {
+    obb.half_extents
+        .iter()
+        .map(|&h| 2.0 * f64::from(h))
+        .product()
+}
+
+/// The box's surface area in `f64` (see [`wide_volume`]).
+fn wide_surface_area(obb: &Obb) -> f64 {
+    let [x, y, z] = [0, 1, 2].map(|i| f64::from(obb.half_extents[i]));
+    8.0 * (x * y + y * z + z * x)
 }
 
 /// The covariance frame of a hull (see [`obb_from_points_hull_covariance`]).

@@ -30,7 +30,7 @@
 //! containment.
 
 use crate::bounding_volume::Sphere;
-use crate::math::{Point, Real, is_finite_point};
+use crate::math::{Point, Real, gap_squared, is_finite_point};
 
 type V64 = nalgebra::Vector3<f64>;
 
@@ -180,14 +180,15 @@ fn enclose(points: &[Point], center: &V64) -> Sphere {
     if f64::from(radius) < farthest {
         radius = radius.next_up();
     }
-    // Exactly the left-hand side of `Sphere::contains_point`.
+    // Exactly the left-hand side of `Sphere::contains_point` (in `f64`, so
+    // it never overflows: a set 2e20 across keeps a finite radius).
     let needed = points
         .iter()
-        .map(|p| (p - center).norm_squared())
-        .fold(0.0, Real::max);
-    radius = radius.max(needed.sqrt());
-    // A correctly rounded square root is at most an ulp or two short; +inf ends the loop.
-    while radius * radius < needed {
+        .map(|p| gap_squared(p, &center))
+        .fold(0.0, f64::max);
+    // The exact farthest distance rounded up is at most an ulp or two
+    // short of it; +inf (a radius beyond `f32::MAX`) ends the loop.
+    while f64::from(radius) * f64::from(radius) < needed {
         radius = radius.next_up();
     }
     Sphere::new(center, radius)

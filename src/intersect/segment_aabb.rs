@@ -8,7 +8,7 @@
 //! (JGT 2005): reciprocal direction, then per-axis entry/exit planes.
 
 use crate::bounding_volume::Aabb;
-use crate::math::{Point, Real};
+use crate::math::{Point, Real, is_finite_point};
 use crate::shape::{Ray, Segment};
 
 /// Where a ray or segment crosses a box: the parameter interval inside it.
@@ -27,17 +27,29 @@ pub struct RayBoxHit {
 ///
 /// A segment lying in a face, touching only an edge or a corner, or starting
 /// inside the box is a hit. NaN coordinates give `false`.
+///
+/// The box's face axes compare coordinates, and an end inside or on the box
+/// is decided by comparisons too, so touching there is exact (a segment
+/// ending on a face always overlaps); the three edge axes work relative to
+/// the box centre, so touching along an edge is decided up to that rounding.
 #[must_use]
 pub fn segment_overlaps_aabb(segment: &Segment, aabb: &Aabb) -> bool {
+    let (a, b) = (&segment.a, &segment.b);
+    if !is_finite_point(a) || !is_finite_point(b) {
+        return false;
+    }
+    // Face axes, exactly: the segment's extent against the box's.
+    if !(0..3).all(|i| a[i].min(b[i]) <= aabb.max[i] && aabb.min[i] <= a[i].max(b[i])) {
+        return false;
+    }
+    if aabb.contains_point(a) || aabb.contains_point(b) {
+        return true;
+    }
     let c = aabb.center();
     let e = aabb.half_extents();
     let half_d = segment.direction() * 0.5;
     let m = nalgebra::center(&segment.a, &segment.b) - c;
     let ad = half_d.abs();
-    // Box face axes: |m_i| ≤ e_i + |d_i|.
-    if !(m.x.abs() <= e.x + ad.x && m.y.abs() <= e.y + ad.y && m.z.abs() <= e.z + ad.z) {
-        return false;
-    }
     // Axes d × e_i. Written as `!(a <= b)` so that NaN separates. No epsilon
     // is needed: for d parallel to an axis both sides vanish exactly (0 ≤ 0).
     let cross = half_d.cross(&m);

@@ -9,11 +9,18 @@ use crate::bounding_volume::{Aabb, Obb, Sphere};
 /// True when the sphere and the box share a point (touching counts). NaN gives `false`.
 #[must_use]
 pub fn sphere_overlaps_aabb(sphere: &Sphere, aabb: &Aabb) -> bool {
-    aabb.distance_squared(&sphere.center) <= sphere.radius * sphere.radius
+    // The box's nearest point is exact (a clamp); the gap and the squares
+    // are taken in `f64`, as `Sphere::contains_point` takes them.
+    sphere.contains_point(&aabb.closest_point(&sphere.center))
 }
 
 /// True when the sphere and the oriented box share a point (touching counts). NaN gives `false`.
 #[must_use]
 pub fn sphere_overlaps_obb(sphere: &Sphere, obb: &Obb) -> bool {
-    obb.distance_squared(&sphere.center) <= sphere.radius * sphere.radius
+    // In the box frame (one `f32` rotation), the gap to the clamped point
+    // and the squares in `f64`; NaN compares false.
+    let local = obb.to_local(&sphere.center);
+    let clamped = local.zip_map(&obb.half_extents, |x, h| x.clamp(-h, h));
+    let r = f64::from(sphere.radius);
+    (local.cast::<f64>() - clamped.cast::<f64>()).norm_squared() <= r * r
 }

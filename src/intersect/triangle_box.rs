@@ -21,7 +21,7 @@
 //! tested as.
 
 use crate::bounding_volume::{Aabb, Obb};
-use crate::math::{Vector, is_finite_point, is_finite_vector};
+use crate::math::{Real, Vector, is_finite_point, is_finite_vector};
 use crate::shape::Triangle;
 
 /// True when the triangle and the axis-aligned box share a point (touching counts).
@@ -72,7 +72,40 @@ pub fn triangle_overlaps_obb(tri: &Triangle, obb: &Obb) -> bool {
 /// True when the triangle normal or one of the 9 edge × box-axis products
 /// separates the triangle `v` (coordinates relative to the box centre) from
 /// the centred box with half-extents `h`.
+///
+/// The normal axis's projections are products of three coordinates: in
+/// `f32` they overflow from about 5e12 (∞ − ∞ is NaN, which separates: a
+/// triangle 2e13 across through a unit box was called apart) and turn
+/// subnormal, rounded by an absolute amount, below about 1e-13. Such input
+/// is first scaled by a power of two that brings its largest magnitude
+/// near 1: the test is scale-free, and a power of two changes no rounding,
+/// so it decides as it would with unbounded exponents.
 fn normal_or_edge_axis_separates(v: &[Vector; 3], h: &Vector) -> bool {
+    const LOW: Real = 2.328_306_4e-10; // 2⁻³²
+    const HIGH: Real = 4_294_967_296.0; // 2³²
+    let largest = v.iter().fold(h.amax(), |m, x| m.max(x.amax()));
+    if largest > 0.0 && !(LOW..=HIGH).contains(&largest) {
+        // `largest` is finite and positive (the callers refuse the rest):
+        // its exponent is that of the power of two just below it.
+        let exponent = largest.log2().floor() as i32;
+        // Two factors, each within `f32`'s normal exponents.
+        let (first, second) = (
+            power_of_two(-exponent / 2),
+            power_of_two(exponent / 2 - exponent),
+        );
+        let scale = |x: &Vector| x * first * second;
+        return separated_at_unit_scale(&v.map(|x| scale(&x)), &scale(h));
+    }
+    separated_at_unit_scale(v, h)
+}
+
+/// `2ⁿ` for `n` in −126..=127.
+fn power_of_two(n: i32) -> Real {
+    Real::from_bits(((127 + n) as u32) << 23)
+}
+
+/// [`normal_or_edge_axis_separates`] on input whose products stay normal.
+fn separated_at_unit_scale(v: &[Vector; 3], h: &Vector) -> bool {
     let edges = [v[1] - v[0], v[2] - v[1], v[0] - v[2]];
     let normal = edges[0].cross(&edges[1]);
     if axis_separates(v, h, &normal) {

@@ -11,8 +11,9 @@
 //! small root. Fixed here with respect to the published listings: roots outside
 //! `[0, 1]` are clipped or rejected, spheres moving apart report nothing unless
 //! they already overlap, zero relative motion never divides by zero, and
-//! touching counts. The inputs are first scaled by a power of two (exact) so
-//! that the squares neither overflow nor underflow.
+//! touching counts. The quadratic is formed and solved in `f64`, where the
+//! differences and squares of `f32` input are exact or nearly so and never
+//! overflow or underflow.
 
 use super::SweepHit;
 use crate::bounding_volume::Sphere;
@@ -36,31 +37,16 @@ pub fn sweep_sphere_sphere(
         && is_finite_point(&b.center)
         && is_finite_vector(a_motion)
         && is_finite_vector(b_motion);
-    let radius = a.radius + b.radius;
     let valid = |r: Real| (0.0..=Real::MAX).contains(&r);
-    if !finite || !valid(a.radius) || !valid(b.radius) || !valid(radius) {
+    if !finite || !valid(a.radius) || !valid(b.radius) {
         return None;
     }
-    let d = b.center - a.center;
-    let v = b_motion - a_motion;
-    if !is_finite_vector(&d) || !is_finite_vector(&v) {
-        return None;
-    }
-    // Scale lengths so the largest is in [1, 2): the contact times are unchanged.
-    let largest = d.amax().max(v.amax()).max(radius);
-    if largest == 0.0 {
-        // Two points at the same place, not moving relative to each other.
-        return Some(SweepHit {
-            first: 0.0,
-            last: 1.0,
-        });
-    }
-    // Two exact power-of-two steps, each within the normal range of `Real`.
-    let exponent = largest.log2().floor() as i32;
-    let (half, rest) = (-exponent / 2, -exponent - (-exponent / 2));
-    let (s1, s2) = (power_of_two(half), power_of_two(rest));
-    let (d, v, radius) = (d * s1 * s2, v * s1 * s2, radius * s1 * s2);
-
+    // In `f64`: the differences of `f32` input are exact, and its squares
+    // neither overflow nor underflow, so touching integer spheres 2e4 apart
+    // touch (in `f32` their squares rounded them apart).
+    let d = b.center.coords.cast::<f64>() - a.center.coords.cast::<f64>();
+    let v = b_motion.cast::<f64>() - a_motion.cast::<f64>();
+    let radius = f64::from(a.radius) + f64::from(b.radius);
     let qa = v.norm_squared();
     let qb = d.dot(&v);
     let qc = d.norm_squared() - radius * radius;
@@ -81,10 +67,13 @@ pub fn sweep_sphere_sphere(
         };
         // `exit > 0.0` also turns a `-0.0` root into `0.0`.
         let last = if exit > 0.0 { exit.min(1.0) } else { 0.0 };
-        return Some(SweepHit { first: 0.0, last });
+        return Some(SweepHit {
+            first: 0.0,
+            last: last as Real,
+        });
     }
     // Separate at the start: they must be approaching (b < 0; a > 0 follows).
-    // Everything is finite and scaled to at most 4 here: no NaN can arise.
+    // Everything is finite here: no NaN can arise.
     if qb >= 0.0 {
         return None;
     }
@@ -98,13 +87,7 @@ pub fn sweep_sphere_sphere(
         return None;
     }
     Some(SweepHit {
-        first,
-        last: (q / qa).min(1.0).max(first),
+        first: first as Real,
+        last: (q / qa).min(1.0).max(first) as Real,
     })
-}
-
-/// `2^e` for `e` in the normal exponent range `[-126, 127]` (built from its bits: exact).
-fn power_of_two(e: i32) -> Real {
-    debug_assert!((-126..=127).contains(&e));
-    Real::from_bits(((e + 127) as u32) << 23)
 }

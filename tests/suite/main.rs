@@ -18,6 +18,7 @@ mod mesh_io;
 mod mesh_overlap;
 mod region;
 mod rss;
+mod scale_and_touching;
 mod scene;
 mod shape_cast;
 mod signed_distance;
