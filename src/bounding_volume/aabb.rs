@@ -72,13 +72,16 @@ impl Aabb {
     /// Centre of the box.
     #[must_use]
     pub fn center(&self) -> Point {
-        nalgebra::center(&self.min, &self.max)
+        // Halves first, so that boxes wider than `f32::MAX` (from −3e38 to
+        // 3e38) keep a finite centre and half-extents; halving is exact, so
+        // other boxes get the bits `(min + max) / 2` had.
+        Point::from(self.min.coords * 0.5 + self.max.coords * 0.5)
     }
 
-    /// Half the size of the box along each axis.
+    /// Half the size of the box along each axis (finite for every finite box).
     #[must_use]
     pub fn half_extents(&self) -> Vector {
-        (self.max - self.min) * 0.5
+        self.max.coords * 0.5 - self.min.coords * 0.5
     }
 
     /// Full size of the box along each axis.

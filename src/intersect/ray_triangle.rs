@@ -204,6 +204,20 @@ impl WatertightRay {
     ///   rounded test saw the line pass just outside: a segment touching a
     ///   ridge or a mesh boundary at its end. Rays starting on a surface
     ///   therefore hit it at `t = 0`; start at `t_min > 0` to leave one.
+    ///   An end exactly in the plane but off the closed triangle misses it,
+    ///   even where the rounded test saw the line pass through it further
+    ///   on (a grazing line).
+    /// - Grazing lines: a segment that stays within rounding of a
+    ///   triangle's plane along its length (an angle to the plane near
+    ///   `f32`'s resolution over the triangle's size) is decided by the
+    ///   rounded test of the line through `a` along the rounded `b − a`,
+    ///   ends excepted: it may hit a triangle that its exact line crosses
+    ///   the plane beside, or miss one it crosses, by up to the coordinates'
+    ///   rounding over the sine of that angle, and its `t` then lies
+    ///   anywhere in the triangle's depth range. That line never slips
+    ///   through a closed mesh, but the segment itself may (one ending
+    ///   less than an ulp inside the surface, whose rounded direction's
+    ///   line stays outside it).
     /// - Misses: degenerate triangles, a range lying exactly in the
     ///   triangle's plane (edge-on), culled faces, zero-length segments,
     ///   NaN or infinite coordinates, and coordinates so large (beyond
@@ -351,7 +365,17 @@ impl WatertightRay {
                 }
                 t = decided;
                 if let Some(point) = on_plane {
-                    let [w, u, v] = barycentric(&tri.triangle(), &point);
+                    // An end exactly in the plane hits only where it lies on
+                    // the closed triangle: a grazing line may pass within
+                    // rounding of the triangle far beyond the end. (A
+                    // neighbour holding the end still finds it: its box
+                    // holds that end too, see `end_on_triangle`.)
+                    let triangle = tri.triangle();
+                    let [a, b, c] = triangle.vertices();
+                    if !exact::in_closed_triangle(&a, &b, &c, &point) {
+                        return None;
+                    }
+                    let [w, u, v] = barycentric(&triangle, &point);
                     return Some(TriangleHit {
                         t,
                         u,

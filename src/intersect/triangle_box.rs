@@ -84,9 +84,8 @@ fn normal_or_edge_axis_separates(v: &[Vector; 3], h: &Vector) -> bool {
     const LOW: Real = 2.328_306_4e-10; // 2⁻³²
     const HIGH: Real = 4_294_967_296.0; // 2³²
     let largest = v.iter().fold(h.amax(), |m, x| m.max(x.amax()));
-    if largest > 0.0 && !(LOW..=HIGH).contains(&largest) {
-        // `largest` is finite and positive (the callers refuse the rest):
-        // its exponent is that of the power of two just below it.
+    if largest > 0.0 && largest.is_finite() && !(LOW..=HIGH).contains(&largest) {
+        // Its exponent is that of the power of two just below it.
         let exponent = largest.log2().floor() as i32;
         // Two factors, each within `f32`'s normal exponents.
         let (first, second) = (

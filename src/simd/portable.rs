@@ -25,16 +25,17 @@ fn max(a: Real, b: Real) -> Real {
 #[inline(always)]
 pub(super) fn slab8(input: &SlabInput<'_>) -> Slab8 {
     let SlabInput {
-        t_min,
-        t_max,
-        ends,
-        ..
+        t_min, t_max, ends, ..
     } = *input;
     let mut enter = [t_min; 8];
     let mut exit = [t_max; 8];
     let mut reach = [Real::INFINITY; 8];
     for axis in 0..3 {
-        let (o, inv, far_inv) = (input.origin[axis], input.inverse[axis], input.far_inverse[axis]);
+        let (o, inv, far_inv) = (
+            input.origin[axis],
+            input.inverse[axis],
+            input.far_inverse[axis],
+        );
         for lane in 0..8 {
             let t_near = (input.near[axis][lane] - o) * inv;
             let t_far = (input.far[axis][lane] - o) * far_inv;

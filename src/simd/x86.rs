@@ -137,10 +137,7 @@ fn slab8_sse(input: &SlabInput<'_>) -> Slab8 {
 #[inline]
 pub(super) fn slab8_avx(input: &SlabInput<'_>) -> Slab8 {
     let SlabInput {
-        t_min,
-        t_max,
-        ends,
-        ..
+        t_min, t_max, ends, ..
     } = *input;
     let lanes = |row: &[Real; 8]| -> __m256 { bytemuck::cast(*row) };
     let mut enter = _mm256_set1_ps(t_min);

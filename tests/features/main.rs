@@ -10,6 +10,7 @@ mod common;
 mod bvh;
 mod distance;
 mod endpoints;
+mod grazing;
 mod interop;
 mod mesh_distance;
 mod raycast;
