@@ -202,6 +202,11 @@ fn rigid_rotation(m: &Affine) -> Option<Rotation> {
     })
 }
 
+/// How many implicit zeros a sparse accessor without a buffer view may have
+/// per byte of the file's buffers (plus 65,536): the bound on what a small
+/// file can make the loader allocate.
+const SPARSE_ZEROS_PER_BYTE: usize = 16;
+
 /// Why the `gltf` crate's reader cannot read `accessor` from `buffers`, if
 /// it cannot: no elements, a stride shorter than an element, or a byte
 /// range past the end of its view or buffer (or overflowing `usize`). The
@@ -246,6 +251,26 @@ fn unreadable(accessor: &gltf::Accessor<'_>, buffers: &[Vec<u8>]) -> Option<Stri
         return Some("a sparse part with no elements".to_string());
     }
     let (indices, values) = (sparse.indices(), sparse.values());
+    // glTF forbids strides on these views; the reader honours one where
+    // the checks below read the bytes packed.
+    for (what, view) in [("indices", indices.view()), ("values", values.view())] {
+        if view.stride().is_some() {
+            return Some(format!(
+                "buffer view {} of sparse {what} has a byte stride",
+                view.index()
+            ));
+        }
+    }
+    // Without a buffer view the accessor is `count` zeros before the
+    // replacements: a few bytes could ask for gigabytes of vertices.
+    let stored: usize = buffers.iter().map(Vec::len).sum();
+    if accessor.view().is_none() && accessor.count() > SPARSE_ZEROS_PER_BYTE * stored + 65_536 {
+        return Some(format!(
+            "{} elements, all but {} of them implicit zeros, from {stored} bytes of buffers",
+            accessor.count(),
+            sparse.count()
+        ));
+    }
     let index_size = indices.index_type().size();
     if let Some(problem) = span(indices.view(), indices.offset(), sparse.count(), index_size)
         .or_else(|| {
@@ -286,6 +311,25 @@ fn unreadable(accessor: &gltf::Accessor<'_>, buffers: &[Vec<u8>]) -> Option<Stri
         previous = Some(index);
     }
     None
+}
+
+/// The first `length` bytes of a buffer's file (fewer when it is shorter):
+/// only regular files are read, so a name such as `../../dev/zero` cannot
+/// make the loader read without end.
+fn read_buffer_file(file: &Path, length: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let opened = std::fs::File::open(file)?;
+    let metadata = opened.metadata()?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    let wanted = (length as u64).min(metadata.len());
+    let mut data = Vec::with_capacity(usize::try_from(wanted).unwrap_or(0));
+    opened.take(wanted).read_to_end(&mut data)?;
+    Ok(data)
 }
 
 /// Decodes a URI's percent escapes (`with%20space.bin`); `None` for a
@@ -369,8 +413,9 @@ impl Scene {
     /// scene's, if none is marked default; every parentless node's, if the
     /// file has no scene), each mesh built once. Triangle lists, strips
     /// and fans are read; points and lines, which have no surface, are
-    /// skipped. Buffers are read from `data:` URIs and from files named
-    /// relative to the `.gltf` (percent escapes decoded), never fetched.
+    /// skipped. Buffers are read from `data:` URIs and from regular files
+    /// named relative to the `.gltf` (percent escapes decoded; at most the
+    /// declared length is read), never fetched.
     pub fn load_gltf(path: impl AsRef<Path>) -> Result<GltfScene, GltfError> {
         let path = path.as_ref();
         let format = |message: String| GltfError::Format {
@@ -391,7 +436,29 @@ impl Scene {
                 )));
             }
         }
-        let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| format(e.to_string()))?;
+        let unchecked =
+            gltf::Gltf::from_slice_without_validation(&bytes).map_err(|e| format(e.to_string()))?;
+        // gltf-json's validation reads a primitive's POSITION accessor
+        // before it checks that the accessor exists (a panic in the crate):
+        // attribute indices are checked first.
+        let root = unchecked.document.as_json();
+        for (m, mesh) in root.meshes.iter().enumerate() {
+            for (p, primitive) in mesh.primitives.iter().enumerate() {
+                for index in primitive.attributes.values() {
+                    if index.value() >= root.accessors.len() {
+                        return Err(format(format!(
+                            "mesh {m}, primitive {p}: attribute accessor {} does not exist",
+                            index.value()
+                        )));
+                    }
+                }
+            }
+        }
+        let gltf = gltf::Gltf {
+            document: gltf::Document::from_json(unchecked.document.into_json())
+                .map_err(|e| format(e.to_string()))?,
+            blob: unchecked.blob,
+        };
         let mut blob = gltf.blob.clone();
         let mut buffers = Vec::new();
         for buffer in gltf.buffers() {
@@ -418,8 +485,14 @@ impl Scene {
                         let name = percent_decoded(uri).ok_or_else(|| {
                             format(format!("buffer {}: broken escape in {uri}", buffer.index()))
                         })?;
+                        if Path::new(&name).has_root() {
+                            return Err(format(format!(
+                                "buffer {}: {uri} is not relative to the file",
+                                buffer.index()
+                            )));
+                        }
                         let file = path.parent().unwrap_or(Path::new(".")).join(name);
-                        std::fs::read(&file)
+                        read_buffer_file(&file, buffer.length())
                             .map_err(|source| GltfError::Io { path: file, source })?
                     }
                 }
@@ -538,6 +611,31 @@ impl Scene {
                         node.index()
                     )));
                 }
+            }
+        }
+        // A cycle anywhere is an error, reachable from a root or not (a
+        // file without scenes whose nodes form only a cycle has no root,
+        // and had loaded as an empty scene). One walk up from each node,
+        // stopping at nodes already cleared: linear in the nodes.
+        let mut cleared = vec![false; parents.len()];
+        // The walk that last passed each node.
+        let mut walked_by = vec![usize::MAX; parents.len()];
+        let mut path_up = Vec::new();
+        for start in 0..parents.len() {
+            let mut at = Some(start);
+            while let Some(node) = at.filter(|&n| !cleared[n]) {
+                if walked_by[node] == start {
+                    return Err(GltfError::Cycle {
+                        path: path.to_path_buf(),
+                        node,
+                    });
+                }
+                walked_by[node] = start;
+                path_up.push(node);
+                at = parents[node];
+            }
+            for node in path_up.drain(..) {
+                cleared[node] = true;
             }
         }
         // Without any scene, every parentless node is a root: the file's

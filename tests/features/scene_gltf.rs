@@ -592,3 +592,82 @@ fn sparse_indices_past_the_accessor_or_out_of_order_are_refused() {
     let loaded = Scene::load_gltf(write("sparse_fine.gltf", &text)).expect("indices 1 then 2");
     assert_eq!(loaded.scene.len(), 1);
 }
+
+#[test]
+fn a_primitive_naming_a_missing_accessor_is_an_error_not_a_panic() {
+    // gltf-json's own validation indexed the accessors by POSITION first.
+    let text =
+        r#"{"asset":{"version":"2.0"},"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}]}"#;
+    let path = write("missing_accessor.gltf", text);
+    let error = Scene::load_gltf(&path).expect_err("no accessor 0");
+    assert!(matches!(error, GltfError::Format { .. }), "{error:?}");
+    assert!(error.to_string().contains("accessor 0"), "{error}");
+}
+
+#[test]
+fn buffer_files_are_regular_relative_files_read_to_their_declared_length() {
+    let embedded = document(r#"[{"mesh": 0}]"#, "[0]", 60);
+    let uri_start = embedded.find("data:").expect("an embedded buffer");
+    let uri_end = uri_start + embedded[uri_start..].find('"').expect("its end");
+    let with_uri = |uri: &str| format!("{}{uri}{}", &embedded[..uri_start], &embedded[uri_end..]);
+    // An absolute name, and a device that never ends.
+    let absolute = write("absolute.gltf", &with_uri("/dev/zero"));
+    let error = Scene::load_gltf(&absolute).expect_err("absolute");
+    assert!(error.to_string().contains("not relative"), "{error}");
+    let depth = absolute.components().count();
+    let device = format!("{}dev/zero", "../".repeat(depth));
+    let error = Scene::load_gltf(write("device.gltf", &with_uri(&device))).expect_err("a device");
+    assert!(matches!(error, GltfError::Io { .. }), "{error:?}");
+    // A file longer than declared is read to the declared length only.
+    let long = write("long.gltf", &with_uri("long.bin"));
+    let mut bytes = square_buffer();
+    bytes.extend([7u8; 4096]);
+    std::fs::write(long.with_file_name("long.bin"), bytes).expect("written");
+    assert_eq!(
+        Scene::load_gltf(&long).expect("first 60 bytes").scene.len(),
+        1
+    );
+}
+
+#[test]
+fn sparse_parts_need_packed_views_and_implicit_zeros_are_bounded() {
+    let valid = document(r#"[{"mesh": 0}]"#, "[0]", 60);
+    let positions = r#""bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3""#;
+    // Sparse indices in a strided view: glTF forbids it, and the reader
+    // used the stride where the checks read the bytes packed.
+    let strided = valid
+        .replace(
+            r#"{"buffer": 0, "byteOffset": 48, "byteLength": 12}"#,
+            r#"{"buffer": 0, "byteOffset": 48, "byteLength": 12, "byteStride": 4}"#,
+        )
+        .replace(
+            positions,
+            &format!(
+                r#"{positions}, "sparse": {{"count": 2, "indices": {{"bufferView": 1, "componentType": 5121}}, "values": {{"bufferView": 0}}}}"#
+            ),
+        );
+    let error = Scene::load_gltf(write("sparse_strided.gltf", &strided)).expect_err("strided");
+    assert!(error.to_string().contains("byte stride"), "{error}");
+    // No buffer view: ten million implicit zeros from a 60-byte buffer.
+    let zeros = valid.replace(
+        positions,
+        r#""componentType": 5126, "count": 10000000, "type": "VEC3", "sparse": {"count": 1, "indices": {"bufferView": 1, "componentType": 5123}, "values": {"bufferView": 0}}"#,
+    ).replace(r#", "indices": 1}"#, "}");
+    let error = Scene::load_gltf(write("sparse_zeros.gltf", &zeros)).expect_err("too many zeros");
+    assert!(error.to_string().contains("implicit zeros"), "{error}");
+}
+
+#[test]
+fn a_cycle_unreachable_from_any_root_is_an_error() {
+    // No scene, and nodes 0 and 1 children of each other: no root at all.
+    let valid = document(
+        r#"[{"mesh": 0, "children": [1]}, {"children": [0]}]"#,
+        "[0]",
+        60,
+    );
+    let text = valid
+        .replace(r#"  "scene": 0,"#, "")
+        .replace(r#"  "scenes": [{"nodes": [0]}],"#, "");
+    let error = Scene::load_gltf(write("rootless_cycle.gltf", &text)).expect_err("a cycle");
+    assert!(matches!(error, GltfError::Cycle { .. }), "{error:?}");
+}
