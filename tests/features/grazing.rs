@@ -57,7 +57,7 @@ fn grazing_segments_ending_in_the_plane_beside_a_triangle_miss_it() {
         let centroid = (tri.a.coords + tri.b.coords + tri.c.coords) / 3.0;
         let back = (end.coords - centroid).normalize();
         let length = 0.25 + rng.range(0.0, 2.0);
-        let lift = length * (2.0 as Real).powi(-20 - (case % 11) as i32);
+        let lift = length * (2.0 as Real).powi(-20 - case % 11);
         let normal = boxtree::Vector::new(-p, -q, 1.0).normalize();
         let start = Point::from(end.coords + back * length + normal * lift);
         let segment = Segment::new(start, end);
