@@ -7,7 +7,6 @@
 //! (Gottschalk 1996 splits along the longest axis of the node's own box).
 
 use crate::bounding_volume::{Aabb, Kdop, KdopDirections, Obb, PackedObb, Rss, Sphere};
-use crate::bvh::ray::padded_exit;
 use crate::bvh::{BuildOptions, Bvh, TraversalRay, WideLayout};
 use crate::fit::{
     CovarianceAccumulator, obb_from_points_hull_covariance, obb_with_axes, packed_obb_with_axes,
@@ -525,23 +524,47 @@ where
     }
 
     fn ray_entry(&self, ray: &TraversalRay, t_min: Real, t_max: Real) -> Option<Real> {
-        // Kay–Kajiya slabs along every k-DOP direction.
-        let mut enter = t_min;
-        let mut exit = t_max;
+        // Kay–Kajiya slabs along every k-DOP direction, in `f64`: in `f32`
+        // the origin's projection `n · o` of a ray starting 1e7 away rounds
+        // by about one unit, in either direction, more than a small k-DOP's
+        // size (2–4% of such rays missed a unit ball's 18-DOP tree). The
+        // slabs are widened by what the triangle test itself cannot tell
+        // apart, so that no box is culled whose triangles it would hit: its
+        // sheared coordinates are off by a few `u (|o| + R)` across the ray
+        // (`R` the largest coordinate inside, which the axis slabs bound),
+        // and the fitted planes are `f32` dot products within `γ₃ |n|₁ R`.
+        let bounds = Kdop::to_aabb(self);
+        let reach = f64::from(bounds.min.coords.amax().max(bounds.max.coords.amax()))
+            + f64::from(ray.origin.coords.amax());
+        let (o, d) = (ray.origin.coords.cast::<f64>(), ray.direction.cast::<f64>());
+        let (mut enter, mut exit) = (f64::from(t_min), f64::from(t_max));
         for (i, n) in Self::directions().iter().enumerate() {
-            let o = n.dot(&ray.origin.coords);
-            let d = n.dot(&ray.direction);
-            if d == 0.0 {
-                if !(self.min()[i] <= o && o <= self.max()[i]) {
+            let n = n.cast::<f64>();
+            let slack = 16.0 * f64::from(Real::EPSILON) * n.abs().sum() * reach;
+            let (lo, hi) = (
+                f64::from(self.min()[i]) - slack,
+                f64::from(self.max()[i]) + slack,
+            );
+            let (from, along) = (n.dot(&o), n.dot(&d));
+            if along == 0.0 {
+                if !(lo <= from && from <= hi) {
                     return None;
                 }
                 continue;
             }
-            let (t0, t1) = ((self.min()[i] - o) / d, (self.max()[i] - o) / d);
+            let (t0, t1) = ((lo - from) / along, (hi - from) / along);
             enter = enter.max(t0.min(t1));
             exit = exit.min(t0.max(t1));
         }
-        (enter <= padded_exit(exit)).then_some(enter)
+        // Rounded down to `f32`, so the entry never moves past a hit.
+        (enter <= exit).then(|| {
+            let rounded = enter as Real;
+            if f64::from(rounded) > enter {
+                rounded.next_down()
+            } else {
+                rounded
+            }
+        })
     }
 }
 
