@@ -281,7 +281,7 @@ pub(crate) fn sight_span<B>(
         return Err(Visibility::Invalid);
     }
     let segment = Segment::new(*eye, *target);
-    let length = segment.length();
+    let length = crate::math::length_wide(&(segment.b - segment.a));
     if length == 0.0 {
         return Err(Visibility::Visible);
     }
@@ -297,7 +297,8 @@ pub(crate) fn sight_span<B>(
 /// False when the eye or the target has a NaN or infinite coordinate (or
 /// they are so far apart that the distance overflows): no answer exists.
 fn ends_are_finite(eye: &Point, target: &Point) -> bool {
-    Segment::new(*eye, *target).length().is_finite()
+    // `length_wide`: the `f32` square overflowed from 1.8e19 apart.
+    crate::math::length_wide(&(target - eye)).is_finite()
 }
 
 fn blocked_by(blocker: Option<TriangleId>) -> Visibility {

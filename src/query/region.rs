@@ -169,7 +169,11 @@ impl PreparedRegion {
                 Vector::repeat(sphere.radius),
             ),
         };
-        let pad = 64.0 * Real::EPSILON * (coordinate_scale + region.scale());
+        // The region's scale saturates at `f32::MAX`: a valid region's
+        // half-extents may sum beyond it (2e38 + 2e38), and an infinite pad
+        // had refused the region.
+        let scale = (coordinate_scale + region.scale()).min(Real::MAX);
+        let pad = 64.0 * Real::EPSILON * scale;
         pad.is_finite().then_some(PreparedRegion {
             region,
             bounds,

@@ -1198,3 +1198,24 @@ fn every_volume_s_trees_agree_with_brute_force_near_and_far() {
         BruteForce::new(&ball).segment(&s).is_some()
     );
 }
+
+#[test]
+fn line_of_sight_answers_for_ends_up_to_about_1e38_apart() {
+    // The segment's length overflowed f32's square from 1.8e19 apart, and
+    // the answer was Invalid while any-hit answered.
+    let ball = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 1.0, 1));
+    let eye = Point::new(0.0, 0.0, -5.0);
+    for far in [2e19, 1e30, 1e37] {
+        let target = Point::new(0.0, 0.0, far);
+        let sight = ball.line_of_sight(&eye, &target, &SightOptions::default());
+        assert!(matches!(sight, Visibility::Blocked(_)), "{far}: {sight:?}");
+        assert!(ball.any_hit(Segment::new(eye, target)).is_some());
+    }
+    let away = Point::new(0.0, 3e38, 0.0);
+    let sight = ball.line_of_sight(
+        &Point::new(0.0, -3e38, 0.0),
+        &away,
+        &SightOptions::default(),
+    );
+    assert_eq!(sight, Visibility::Invalid, "6e38 apart: no length");
+}

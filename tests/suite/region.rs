@@ -466,3 +466,31 @@ fn huge_spheres_meet_only_what_lies_within_them() {
     assert!(!tree.overlaps_region(sphere(2e19)));
     assert!(tree.overlaps_region(sphere(3e19)));
 }
+
+#[test]
+fn regions_reaching_past_f32_max_hold_the_whole_mesh() {
+    // Valid regions whose half-extents or reach sum beyond f32::MAX: an
+    // infinite pad had refused them (no triangles), and the box test's
+    // half-extents of a box from -3e38 to 3e38 overflowed.
+    let mesh = TriMesh::icosphere(Point::origin(), 1.0, 1);
+    let tree = MeshTree::<Aabb>::new(mesh.clone());
+    let every: Vec<TriangleId> = (0..mesh.len() as u32).map(TriangleId).collect();
+    for region in [
+        Region::from(Obb::new(
+            Point::origin(),
+            Matrix::identity(),
+            Vector::new(2e38, 2e38, 1.0),
+        )),
+        Region::from(Sphere::new(Point::new(2e38, 0.0, 0.0), 3e38)),
+        Region::from(Aabb::new(
+            Point::new(-3e38, -3e38, -3e38),
+            Point::new(3e38, 3e38, 3e38),
+        )),
+    ] {
+        let mut found = tree.triangles_overlapping(region);
+        found.sort();
+        assert_eq!(found, every, "{region:?}");
+        assert!(tree.overlaps_region(region), "{region:?}");
+        assert_eq!(brute_region(&mesh, &region), every, "{region:?}");
+    }
+}
