@@ -6,7 +6,9 @@ use crate::scene::ObjectId;
 /// the filter's, minus an ignore list (the target's own object, so that it
 /// cannot hide itself; the player's own body).
 ///
-/// The default filter sees every object.
+/// The default filter sees every object on at least one layer. An object
+/// whose layer mask is 0 is on none: it stays in the scene, but no query
+/// that takes a filter (all overlapping pairs included) reports it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Filter {
     layers: u32,
@@ -21,7 +23,7 @@ impl Default for Filter {
 }
 
 impl Filter {
-    /// Every object.
+    /// Every object on at least one layer (every layer mask but 0).
     #[must_use]
     pub fn everything() -> Self {
         Filter {
