@@ -177,7 +177,8 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// those of the `f32` closest points, squared and compared in `f64`
     /// (so tiny and huge meshes keep them apart); against an `f64`
     /// evaluation they agree to a few ulps of the coordinates
-    /// (`tests/features/distance.rs`), from 1e-30 to 1e19 and beyond.
+    /// (`tests/features/distance.rs`), from 1e-30 to 1e19 and beyond. A
+    /// distance beyond `f32::MAX` (a point about 2e38 away) is `+∞`.
     #[must_use]
     pub fn closest_point(&self, query: impl Into<PointQuery>) -> Option<PointProjection> {
         let query = query.into();

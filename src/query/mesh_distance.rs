@@ -345,7 +345,8 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
 impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
     /// The distance between the two meshes' surfaces, their nearest points
     /// (world space) and triangles; 0 with a touching pair when they touch
-    /// or cross. `None` for a non-finite pose. Containment without touching
+    /// or cross. `None` for a non-finite pose, or poses so far apart (about
+    /// 3e38) that their relative placement overflows. Containment without touching
     /// is a positive distance (surfaces, not solids).
     ///
     /// With [`ErrorBound::EXACT`], distances agree with an `f64`

@@ -693,7 +693,9 @@ impl CameraBoom {
 
 impl<V: BoundingVolume> MeshTree<V> {
     /// Where the camera may stand on `boom` (see [`CameraBoom`]); `None`
-    /// for a boom with NaN or infinite coordinates or a negative radius.
+    /// for a boom with NaN or infinite coordinates or a negative radius, or
+    /// one whose pivot and desired position lie so far apart (about 3e38)
+    /// that their difference overflows.
     #[must_use]
     pub fn camera_boom(&self, boom: &CameraBoom) -> Option<BoomStop<TriangleId>> {
         let cast = boom.cast();
