@@ -24,7 +24,6 @@ pub(crate) use stack::{ARRAY_STACK_DEPTH, ArrayStack, ParkedStack, TraversalStac
 pub use stats::TreeStats;
 pub use traverse::Visit;
 pub use validate::ValidationError;
-pub(crate) use validate::containment_tolerance;
 pub use volume::{BoundingVolume, DistanceBound, ObbFit};
 pub(crate) use wide::{WideBvh, WideChild, WideLayout, WideNode, nearest_first};
 

@@ -69,7 +69,7 @@ impl std::error::Error for ValidationError {}
 /// How far outside a node's volume a vertex may lie and still count as
 /// inside: `1e-5` of the mesh's size, as volume fits round. Shared by
 /// [`Bvh::validate`] and the check of saved OBBs.
-pub(crate) fn containment_tolerance(mesh: &TriangleSoup<'_>) -> Real {
+fn containment_tolerance(mesh: &TriangleSoup<'_>) -> Real {
     1e-5 * mesh.aabb().extents().amax().max(Real::MIN_POSITIVE)
 }
 

@@ -301,4 +301,26 @@ fn loaded_geometry_is_the_mesh_s_and_forged_obbs_are_refused() {
         ),
         "{e}"
     );
+
+    // A hunt's forgeries, both accepted under the earlier tolerances and
+    // both losing region answers: an axis entry 4e-6 off a rotation (the
+    // separating-axis test's guard for parallel edges is 1e-6), and the
+    // root's half-extent shrunk by 6e-5 (a sphere touching a corner found
+    // none of its six triangles).
+    let tree = MeshTree::<crate::Obb>::new(mesh.clone());
+    let mut bytes = tree.to_saved_bytes();
+    let axis_entry = axes + 4 * 4;
+    let w = f32::from_le_bytes(bytes[axis_entry..axis_entry + 4].try_into().unwrap());
+    bytes[axis_entry..axis_entry + 4].copy_from_slice(&(w + 3.9e-6).to_le_bytes());
+    let e = MeshTree::<crate::Obb>::from_saved_bytes(&resealed(bytes)).expect_err("skewed");
+    assert!(matches!(e, LoadError::Corrupt { .. }), "{e}");
+    for shrink in [1e-5, 6e-5] {
+        let tree = MeshTree::<crate::Obb>::new(mesh.clone());
+        let mut bytes = tree.to_saved_bytes();
+        let half_x = nodes_at + 12 + 36; // after the root's centre and axes
+        let h = f32::from_le_bytes(bytes[half_x..half_x + 4].try_into().unwrap());
+        bytes[half_x..half_x + 4].copy_from_slice(&(h * (1.0 - shrink)).to_le_bytes());
+        let e = MeshTree::<crate::Obb>::from_saved_bytes(&resealed(bytes)).expect_err("shrunk");
+        assert!(matches!(e, LoadError::Tree(_)), "{e}");
+    }
 }

@@ -1,7 +1,7 @@
 //! Bounding volumes as words in a saved file.
 
 use crate::bounding_volume::{Aabb, Obb, PackedObb};
-use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind, ValidationError, containment_tolerance};
+use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind, ValidationError};
 use crate::intersect::TriangleLanes;
 use crate::math::{Matrix, Point, Vector};
 use crate::mesh::TriMesh;
@@ -38,8 +38,10 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
     /// `triangles` holds in leaf order. AABBs, which are not saved, are
     /// refitted (exact in one pass, so no file can carry wrong ones). Saved
     /// volumes are checked here: every node's must hold the vertices of
-    /// the triangles below it, within [`Bvh::validate`]'s tolerance of the
-    /// `mesh`'s size as OBB fits round, each node against the run of the leaf
+    /// the triangles below it exactly as `Obb::contains_point` decides, as
+    /// fits guarantee (within the looser tolerance of [`Bvh::validate`] a
+    /// box shrunk by 6e-5 loaded, and region queries lost triangles
+    /// touching it), each node against the run of the leaf
     /// order below it (as builds lay subtrees out; other layouts are
     /// refused), O(n · depth). (Skipping nodes whose children's boxes lie
     /// inside their own saved a quarter of it, but is not sound within a
@@ -50,9 +52,8 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
     fn settle(
         bvh: &mut Bvh<Self>,
         triangles: &[TriangleLanes],
-        mesh: &TriMesh,
+        _mesh: &TriMesh,
     ) -> Result<(), LoadError> {
-        let tolerance = containment_tolerance(&mesh.soup());
         let nodes = bvh.nodes();
         // Decoded once per node (a packed OBB's quaternion), not per point.
         let volumes: Vec<Obb> = nodes.iter().map(|n| n.volume.oriented_box()).collect();
@@ -82,9 +83,7 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
             let below = &triangles[first as usize..(first + count) as usize];
             let outside = below.iter().find(|t| {
                 let vertices = t.triangle().vertices();
-                !vertices
-                    .iter()
-                    .all(|v| volume.contains_point_within(v, tolerance))
+                !vertices.iter().all(|v| volume.contains_point(v))
             });
             if let Some(t) = outside {
                 return Err(LoadError::Tree(ValidationError::NotBounded {
@@ -167,9 +166,13 @@ impl SavedVolume for Obb {
             half_extents,
         };
         // A rotation, as fits make them (their frames are orthonormal to
-        // about 1e-6): the box tests assume one, and a degenerate frame
+        // two ulps): the box tests assume one, and their guard for parallel
+        // edges (1e-6) does not cover more skew (a frame 4e-6 off, accepted
+        // under the earlier 1e-5, hid a touching pair). A degenerate frame
         // (zero axes) would "contain" every point.
-        (finite(&w[..12]) && extents(&half_extents) && obb.has_valid_frame(1e-5)).then_some(obb)
+        let tolerance = 4.0 * crate::math::Real::EPSILON;
+        (finite(&w[..12]) && extents(&half_extents) && obb.has_valid_frame(tolerance))
+            .then_some(obb)
     }
 }
 
