@@ -1148,7 +1148,7 @@ fn far_and_near_segments_agree<V: BoundingVolume>(kind: &str, mesh: &TriMesh, se
     let mut blocked = 0;
     for i in 0..1_000 {
         let target = center + rng.point(radius).coords;
-        let away = 10f32.powi(3 + (i % 5) as i32) * radius;
+        let away = 10f32.powi(3 + i % 5) * radius;
         let start = if i % 6 == 0 {
             center + rng.point(radius).coords
         } else {
