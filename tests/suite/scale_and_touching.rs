@@ -171,7 +171,7 @@ fn segments_ending_exactly_on_a_box_face_overlap_it() {
                 rng.range(0.0, 1.0),
                 rng.range(0.0, 1.0),
             ));
-        on[axis] = if rng.next_u64() % 2 == 0 {
+        on[axis] = if rng.next_u64().is_multiple_of(2) {
             aabb.min[axis]
         } else {
             aabb.max[axis]
