@@ -187,11 +187,14 @@ fn local_transform(transform: &gltf::scene::Transform) -> Option<Affine> {
 }
 
 /// The rotation of `m`'s linear part when it is one (orthonormal columns,
-/// determinant +1, to `f32` precision); `None` when it scales or shears.
+/// determinant +1, to a few `f32` ulps: a product of matrices written in
+/// `f32` rounds that far); `None` when it scales or shears. (At 1e-5 a
+/// node scaled by 1.000009 counted as rigid and lost its scale: 9 mm at
+/// 1 km.)
 fn rigid_rotation(m: &Affine) -> Option<Rotation> {
     let col = |c: usize| Vector::new(m[c][0] as Real, m[c][1] as Real, m[c][2] as Real);
     let (x, y, z) = (col(0), col(1), col(2));
-    let tolerance = 1e-5;
+    let tolerance = 1e-6;
     let unit = |v: &Vector| (v.norm() - 1.0).abs() < tolerance;
     let orthogonal =
         x.dot(&y).abs() < tolerance && y.dot(&z).abs() < tolerance && x.dot(&z).abs() < tolerance;

@@ -671,3 +671,28 @@ fn a_cycle_unreachable_from_any_root_is_an_error() {
     let error = Scene::load_gltf(write("rootless_cycle.gltf", &text)).expect_err("a cycle");
     assert!(matches!(error, GltfError::Cycle { .. }), "{error:?}");
 }
+
+#[test]
+fn scales_a_few_millionths_from_one_are_baked_not_dropped() {
+    // A hunt's case: a scale of 1.000009 counted as rigid (the tolerance
+    // was 1e-5) and was dropped. A segment down through x = 1.000005 hits
+    // the scaled square, beyond the unscaled one's edge at x = 1.
+    let nodes = r#"[{"mesh": 0, "scale": [1.000009, 1.000009, 1.000009]}]"#;
+    let loaded = Scene::load_gltf(write("nearly_unit_scale.gltf", &document(nodes, "[0]", 60)))
+        .expect("loads");
+    let down = Segment::new(
+        Point::new(1.000005, 0.5, 1.0),
+        Point::new(1.000005, 0.5, -1.0),
+    );
+    assert!(loaded.scene.any_hit(down, &Filter::everything()).is_some());
+    let beyond = Segment::new(
+        Point::new(1.00002, 0.5, 1.0),
+        Point::new(1.00002, 0.5, -1.0),
+    );
+    assert!(
+        loaded
+            .scene
+            .any_hit(beyond, &Filter::everything())
+            .is_none()
+    );
+}
