@@ -23,18 +23,31 @@ use pyo3::prelude::*;
 use crate::errors::{MeshError, array_error};
 
 /// `obj` as a numpy array: itself when it is one, else `numpy.asarray(obj)`.
+///
+/// An array whose strides are not whole items (a field of a packed record,
+/// such as `x, y, z` beside three colour bytes) is copied once: the numpy
+/// crate's views divide byte strides by the item size, and such a view
+/// read other bytes than the caller's (a tetrahedron's vertices came back
+/// as 5.8e-39 and 2.3e-41).
 pub(crate) fn ndarray<'py>(
     obj: &Bound<'py, PyAny>,
     name: &str,
 ) -> PyResult<Bound<'py, PyUntypedArray>> {
-    if let Ok(array) = obj.cast::<PyUntypedArray>() {
-        return Ok(array.clone());
-    }
     let numpy = obj.py().import("numpy")?;
-    let array = numpy
-        .call_method1("asarray", (obj,))
-        .map_err(|e| array_error(format!("{name} is not an array of numbers: {e}")))?;
-    Ok(array.cast_into::<PyUntypedArray>()?)
+    let array = match obj.cast::<PyUntypedArray>() {
+        Ok(array) => array.clone(),
+        Err(_) => numpy
+            .call_method1("asarray", (obj,))
+            .map_err(|e| array_error(format!("{name} is not an array of numbers: {e}")))?
+            .cast_into::<PyUntypedArray>()?,
+    };
+    let item = array.dtype().itemsize() as isize;
+    if item > 0 && array.strides().iter().any(|stride| stride % item != 0) {
+        return Ok(numpy
+            .call_method1("ascontiguousarray", (&array,))?
+            .cast_into::<PyUntypedArray>()?);
+    }
+    Ok(array)
 }
 
 /// The shape as numpy prints it, for messages.
@@ -122,7 +135,27 @@ pub(crate) fn rows_of<'py>(array: &Bound<'py, PyUntypedArray>, name: &str) -> Py
             shape_text(array)
         )));
     }
+    room_for_answers(array.shape()[0], name)?;
     Ok(Rows(floats(array, name)?))
+}
+
+/// Bytes a batch's answer columns take per row, at most (a closest hit's
+/// `t`, triangle, weights, normal, face and object).
+const ANSWER_BYTES_PER_ROW: usize = 64;
+
+/// A `MemoryError` when the answers to `rows` rows cannot be allocated,
+/// asked before the batch starts: a failed allocation inside it would
+/// abort the interpreter (a broadcast array of 400 million rows takes
+/// almost no memory itself). The trial allocation is freed at once.
+pub(crate) fn room_for_answers(rows: usize, name: &str) -> PyResult<()> {
+    let mut trial: Vec<u8> = Vec::new();
+    rows.checked_mul(ANSWER_BYTES_PER_ROW)
+        .and_then(|bytes| trial.try_reserve_exact(bytes).ok())
+        .ok_or_else(|| {
+            pyo3::exceptions::PyMemoryError::new_err(format!(
+                "{name}: no memory for the answers to {rows} rows"
+            ))
+        })
 }
 
 /// `obj` as one point: a sequence or array of three numbers.
@@ -269,7 +302,7 @@ pub(crate) fn pairs<'py>(
 
 /// The index triples of an `(F, 3)` integer array, each checked to fit a
 /// 32-bit vertex index (the mesh then checks them against its vertex count).
-pub(crate) fn faces(obj: &Bound<'_, PyAny>) -> PyResult<Vec<[u32; 3]>> {
+pub(crate) fn faces(obj: &Bound<'_, PyAny>, vertex_count: usize) -> PyResult<Vec<[u32; 3]>> {
     let array = ndarray(obj, "faces")?;
     if array.ndim() != 2 || array.shape()[1] != 3 {
         return Err(array_error(format!(
@@ -285,23 +318,26 @@ pub(crate) fn faces(obj: &Bound<'_, PyAny>) -> PyResult<Vec<[u32; 3]>> {
             array.dtype().str()?
         )));
     }
-    // Unsigned values above i64::MAX would wrap negative as int64 and be
-    // named wrongly: check them as u64 (any fitting u32 also fits i64).
+    // The first triangle with a bad index, in order, whatever is wrong
+    // with it (negative, past the vertices, past 32 bits).
+    let bad = |row: usize, index: &dyn std::fmt::Display| {
+        MeshError::new_err(format!(
+            "triangle {row} refers to vertex {index}, but the mesh has {vertex_count} vertices"
+        ))
+    };
+    // Unsigned values above i64::MAX would wrap negative as int64: such
+    // arrays are searched as u64 first (any index that fits u32 fits i64).
     if kind == b'u' {
         let big = array.call_method1("astype", (numpy::dtype::<u64>(py),))?;
-        let max: u64 = big
-            .call_method0("max")
-            .and_then(|m| m.extract())
-            .unwrap_or(0);
-        if max > u64::from(u32::MAX) {
-            let row: usize = big
-                .call_method1("max", (1,))?
+        let past = big.call_method1("__ge__", (vertex_count as u64,))?;
+        if past.call_method0("any")?.extract::<bool>()? {
+            let row: usize = past
+                .call_method1("any", (1,))?
                 .call_method0("argmax")?
                 .extract()?;
-            return Err(MeshError::new_err(format!(
-                "triangle {row} refers to vertex {max}, which is not a valid \
-                 vertex index (0 to 4294967295)"
-            )));
+            let values: Vec<u64> = big.get_item(row)?.call_method0("tolist")?.extract()?;
+            let index = values.iter().find(|&&v| v >= vertex_count as u64).copied();
+            return Err(bad(row, &index.unwrap_or(0)));
         }
     }
     let wide = if array.dtype().is_equiv_to(&numpy::dtype::<i64>(py)) {
@@ -316,12 +352,10 @@ pub(crate) fn faces(obj: &Bound<'_, PyAny>) -> PyResult<Vec<[u32; 3]>> {
     for (row, face) in view.outer_iter().enumerate() {
         let mut triple = [0u32; 3];
         for (slot, &index) in triple.iter_mut().zip(face.iter()) {
-            *slot = u32::try_from(index).map_err(|_| {
-                MeshError::new_err(format!(
-                    "triangle {row} refers to vertex {index}, which is not a valid \
-                     vertex index (0 to 4294967295)"
-                ))
-            })?;
+            *slot = u32::try_from(index)
+                .ok()
+                .filter(|&i| (i as usize) < vertex_count)
+                .ok_or_else(|| bad(row, &index))?;
         }
         out.push(triple);
     }

@@ -30,7 +30,7 @@ pub(crate) fn mesh_from_arrays(
     let rows = rows(vertices, "vertices")?;
     let view = rows.view();
     let points: Vec<Point> = (0..view.len()).map(|i| view.point(i)).collect();
-    let indices = faces(faces_obj)?;
+    let indices = faces(faces_obj, points.len())?;
     TriMesh::new(points, indices).map_err(mesh_error)
 }
 

@@ -53,7 +53,8 @@ pub(crate) fn poses(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Poses> {
     let array = float64(obj, name)?;
     match array.shape() {
         [4, 4] => matrix_of(&array, name).map(Poses::One),
-        [_, 4, 4] => {
+        [n, 4, 4] => {
+            crate::arrays::room_for_answers(*n, name)?;
             let typed = array
                 .cast::<PyArray3<f64>>()?
                 .try_readonly()

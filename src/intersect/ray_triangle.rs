@@ -527,7 +527,17 @@ impl WatertightRay {
             if side(&point) != 0 || !exact::in_closed_triangle(&a, &b, &c, &point) {
                 continue;
             }
-            let other = other_side(other);
+            // A range of one point (`t_min = t_max`) has no other end: the
+            // side the direction leads to stands in for it.
+            let other = if t_min == t_max {
+                if t == t_min {
+                    direction_side
+                } else {
+                    -direction_side
+                }
+            } else {
+                other_side(other)
+            };
             if other == 0 || !(t <= t_cap) {
                 // Edge-on, or beyond the caller's bound.
                 continue;
@@ -599,6 +609,9 @@ impl WatertightRay {
         let start_point = (t_min == 0.0).then_some(*o);
         let end_point = self.end.filter(|_| t_max == 1.0);
         match (start, end) {
+            // A range of one point in the plane: that point (the rounded
+            // test found the line through it to cross the triangle).
+            (0, 0) if t_min == t_max => Some((t_min, start_point.or(end_point))),
             // The range lies in the plane: an edge-on ray, which never hits.
             (0, 0) => None,
             (0, _) => Some((t_min, start_point)),

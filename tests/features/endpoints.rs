@@ -17,8 +17,8 @@ use crate::common;
 use boxtree::bvh::{BoundingVolume, BuildOptions};
 use boxtree::intersect::segment_triangle;
 use boxtree::{
-    Aabb, Isometry, MeshTree, PackedObb, Point, Ray, Real, Segment, SightOptions, Sphere, Threads,
-    TriMesh, Triangle, TriangleId, Vector, Visibility,
+    Aabb, Isometry, MeshTree, PackedObb, Point, Ray, RaySpan, Real, Segment, SightOptions, Sphere,
+    Threads, TriMesh, Triangle, TriangleId, Vector, Visibility,
 };
 use common::{SplitMix, collected};
 use proptest::prelude::*;
@@ -581,4 +581,54 @@ fn a_vertex_in_more_leaf_boxes_than_the_slots_still_counts() {
         }
     }
     assert_eq!(checked, 400);
+}
+
+#[test]
+fn a_range_of_one_point_on_a_triangle_hits_it_at_that_point() {
+    // `t_min = t_max = 0` with the origin on the triangle: the range is
+    // that point, which touches the triangle (a hunt found it reported as
+    // an edge-on range that never hits). Interior, edge and vertex points,
+    // both tree kinds, single queries and batches; a point off the
+    // triangle or off its plane misses.
+    let mesh = TriMesh::new(
+        vec![
+            Point::new(0.0, 0.0, 0.0),
+            Point::new(4.0, 0.0, 1.0),
+            Point::new(0.0, 4.0, 2.0),
+        ],
+        vec![[0, 1, 2]],
+    )
+    .expect("one triangle");
+    let on = |x: Real, y: Real| Point::new(x, y, 0.25 * x + 0.5 * y);
+    let aabb = MeshTree::<Aabb>::build(mesh.clone(), &BuildOptions::sah());
+    let obb = MeshTree::<PackedObb>::build(mesh, &BuildOptions::gottschalk());
+    let direction = Vector::new(0.25, -0.5, -1.0);
+    for (origin, hits) in [
+        (on(1.0, 1.0), true),
+        (on(2.0, 0.0), true),
+        (on(0.0, 0.0), true),
+        (on(2.0, 2.0), true),
+        (on(3.0, 3.0), false),
+        (Point::new(1.0, 1.0, 0.75 + 0.125), false),
+    ] {
+        let ray = Ray::new(origin, direction);
+        let span = RaySpan {
+            t_min: 0.0,
+            t_max: 0.0,
+            ..RaySpan::from(&ray)
+        };
+        for (kind, closest, any) in [
+            ("AABB", aabb.closest_hit(span), aabb.any_hit(span)),
+            ("OBB", obb.closest_hit(span), obb.any_hit(span)),
+        ] {
+            assert_eq!(closest.is_some(), hits, "{kind} {origin:?}");
+            assert_eq!(any.is_some(), hits, "{kind} {origin:?}");
+            if let Some(hit) = closest {
+                assert_eq!(hit.t, 0.0);
+            }
+        }
+        let mut out = Vec::new();
+        aabb.rays_closest_hit(&[ray], 0.0, Threads::Current, &mut out);
+        assert_eq!(out[0].is_some(), hits, "batch {origin:?}");
+    }
 }
