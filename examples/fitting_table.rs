@@ -434,7 +434,21 @@ fn format_time(seconds: f64) -> String {
     }
 }
 
+#[path = "shared/command_line.rs"]
+mod command_line;
+
 fn main() {
+    command_line::quiet_on_closed_pipe();
+    match command_line::no_arguments(
+        "usage: fitting_table: bounding-volume fits of the bench meshes, timed (no arguments)",
+    ) {
+        Ok(false) => {}
+        Ok(true) => return,
+        Err(message) => {
+            eprintln!("error: {message}");
+            std::process::exit(2);
+        }
+    }
     let rows: Vec<Row> = meshes()
         .iter()
         .map(|(name, mesh)| measure(name, mesh, Duration::from_millis(200)))

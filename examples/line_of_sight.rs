@@ -13,8 +13,15 @@ use boxtree::{
     TriangleId, Visibility,
 };
 
+#[path = "shared/command_line.rs"]
+mod command_line;
+
 fn main() -> ExitCode {
-    match run(&[]) {
+    command_line::quiet_on_closed_pipe();
+    let given = command_line::no_arguments(
+        "usage: line_of_sight: which targets one eye sees past hills and a wall (no arguments)",
+    );
+    match given.and_then(|help| if help { Ok(()) } else { run(&[]) }) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");

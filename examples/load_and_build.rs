@@ -17,9 +17,12 @@ use std::time::Instant;
 use boxtree::bvh::TreeStats;
 use boxtree::{Aabb, BuildOptions, MeshTree, PackedObb, TriMesh};
 
+#[path = "shared/command_line.rs"]
+mod command_line;
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
+    command_line::quiet_on_closed_pipe();
+    match command_line::arguments().and_then(|args| run(&args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");

@@ -13,8 +13,15 @@ use boxtree::{
     BuildOptions, Contact, Isometry, MeshTree, PackedObb, Point, Real, Rotation, TriMesh, Vector,
 };
 
+#[path = "shared/command_line.rs"]
+mod command_line;
+
 fn main() -> ExitCode {
-    match run(&[]) {
+    command_line::quiet_on_closed_pipe();
+    let given = command_line::no_arguments(
+        "usage: mesh_overlap: two meshes under a sweep of poses, which triangles touch (no arguments)",
+    );
+    match given.and_then(|help| if help { Ok(()) } else { run(&[]) }) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");

@@ -22,9 +22,12 @@ use boxtree::{Aabb, BuildOptions, MeshTree, TriMesh, Vector};
 
 use self::render::{Camera, Lighting};
 
+#[path = "shared/command_line.rs"]
+mod command_line;
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
+    command_line::quiet_on_closed_pipe();
+    match command_line::arguments().and_then(|args| run(&args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");

@@ -11,7 +11,25 @@ use boxtree::{
     Aabb, CameraBoom, Filter, MeshTree, PackedObb, Scene, Segment, SightOptions, Threads, TriMesh,
 };
 
-pub fn main() -> Result<(), boxtree::SceneError> {
+#[path = "shared/command_line.rs"]
+mod command_line;
+
+#[allow(dead_code)] // The tests run `tour` itself.
+fn main() -> Result<(), boxtree::SceneError> {
+    command_line::quiet_on_closed_pipe();
+    match command_line::no_arguments("usage: scene (no arguments): a town, drones, three questions")
+    {
+        Ok(false) => tour(),
+        Ok(true) => Ok(()),
+        Err(message) => {
+            eprintln!("error: {message}");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// The whole flow.
+pub fn tour() -> Result<(), boxtree::SceneError> {
     // Each distinct mesh is built once and shared by every copy (`Arc`).
     let house = Arc::new(MeshTree::<Aabb>::new(TriMesh::cuboid(
         Point::new(-4.0, -4.0, 0.0),

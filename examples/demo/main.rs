@@ -86,9 +86,15 @@ struct Options {
     small: bool,
 }
 
+/// The widest mesh the demo places its camera and drone around.
+const MESH_SPAN_LIMIT: Real = 1e18;
+
+#[path = "../shared/command_line.rs"]
+mod command_line;
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
+    command_line::quiet_on_closed_pipe();
+    match command_line::arguments().and_then(|args| run(&args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -200,6 +206,18 @@ fn make_scene(options: &Options, size: &SceneSize) -> Result<Scene, String> {
             let up = options
                 .up
                 .unwrap_or(if stl { Vector::z() } else { Vector::y() });
+            // The camera circles the mesh at 2.6 times its radius and the
+            // drone is sized from it: beyond about 1e18 across, those
+            // placements leave `f32`'s range (a mesh 1e20 across panicked
+            // in the drone's boxes).
+            let across = mesh.aabb().extents().amax();
+            if across.is_nan() || across > MESH_SPAN_LIMIT {
+                return Err(format!(
+                    "{}: the mesh spans {across:e}, beyond the {MESH_SPAN_LIMIT:e} the demo's \
+                     camera and drone can be placed around",
+                    path.display()
+                ));
+            }
             Scene::from_mesh(mesh, &path.display().to_string(), up, size)
         }
     };

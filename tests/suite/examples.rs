@@ -139,6 +139,18 @@ fn demo_reports_a_bad_mesh_file_with_its_name_and_line() {
     let message =
         demo::run(&args(&["--mesh", missing.to_str().unwrap()])).expect_err("the file is missing");
     assert!(message.contains("missing.stl"), "{message}");
+    // A valid mesh 1e20 across: the camera and drone placed around it left
+    // f32's range (a hunt found the drone's boxes panicking).
+    let huge = dir.join("huge.obj");
+    let tetrahedron =
+        "v 0 0 0\nv 1e20 0 0\nv 0 1e20 0\nv 0 0 1e20\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n";
+    std::fs::write(&huge, tetrahedron).unwrap();
+    let message = demo::run(&args(&["--mesh", huge.to_str().unwrap(), "--small"]))
+        .expect_err("too wide to place a camera around");
+    assert!(
+        message.contains("huge.obj") && message.contains("spans"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -188,5 +200,5 @@ fn render_example_writes_a_picture_of_the_mesh() {
 
 #[test]
 fn scene_example_runs() {
-    scene_example::main().expect("the scene example runs");
+    scene_example::tour().expect("the scene example runs");
 }
