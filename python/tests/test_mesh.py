@@ -137,3 +137,32 @@ def test_damaged_bytes_raise_load_error(bunny_tree):
         boxtree.MeshTree.from_bytes(bytes(data))
     with pytest.raises(boxtree.LoadError):
         boxtree.Mesh.from_bytes(b"not a mesh")
+
+
+def test_the_first_triangle_with_any_bad_index_is_named():
+    vertices = np.zeros((3, 3), dtype=np.float32)
+    with pytest.raises(boxtree.MeshError, match="triangle 1 refers to vertex 8589934592,"):
+        boxtree.Mesh(vertices, np.uint64([[0, 1, 2], [0, 1, 2**33], [0, 1, 2**40]]))
+    # Past the vertices before past 32 bits: the earlier triangle.
+    with pytest.raises(boxtree.MeshError, match="triangle 0 refers to vertex 5,"):
+        boxtree.Mesh(vertices, np.int64([[0, 1, 5], [0, 1, -1]]))
+
+
+def test_fields_of_packed_records_are_read_as_given():
+    # x, y, z beside three colour bytes: strides (15, 4), not whole items
+    # of the 15-byte rows; the numpy crate's views had read other bytes.
+    from numpy.lib import recfunctions
+
+    record = np.dtype(
+        [("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("r", "u1"), ("g", "u1"), ("b", "u1")]
+    )
+    rows = np.zeros(4, dtype=record)
+    rows["x"], rows["y"], rows["z"] = [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]
+    xyz = recfunctions.structured_to_unstructured(rows[["x", "y", "z"]])
+    mesh = boxtree.Mesh(xyz, [[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]])
+    np.testing.assert_array_equal(mesh.vertices, np.eye(4, 3, k=-1, dtype=np.float32))
+    tree = boxtree.MeshTree(mesh)
+    tagged = np.zeros(2, dtype=[("tag", "u1"), ("p", "<f4", 3)])
+    tagged["p"] = [[5, 0, 0], [0, 0, -2]]
+    found = tree.closest_points(tagged["p"])
+    np.testing.assert_allclose(found.distance, [4, 2])

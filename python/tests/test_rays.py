@@ -209,3 +209,21 @@ def test_bad_arrays_raise_clear_errors(bunny_tree, origins, ends, error):
 def test_array_errors_are_value_errors():
     assert issubclass(boxtree.ArrayError, boxtree.BoxtreeError)
     assert issubclass(boxtree.BoxtreeError, ValueError)
+
+
+def test_a_range_of_one_point_on_a_triangle_hits_at_zero():
+    mesh = boxtree.Mesh(np.float32([[0, 0, 0], [4, 0, 0], [0, 4, 0]]), [[0, 1, 2]])
+    tree = boxtree.MeshTree(mesh)
+    hit = tree.closest_hit([1, 1, 0.0], [0, 0, -1.0], t_max=0.0)
+    assert hit is not None and hit.t == 0.0
+
+
+def test_batches_too_large_for_their_answers_raise_memory_error():
+    # Ten billion rows of a broadcast point take no memory themselves; their
+    # answers would take 640 GB.
+    tree = boxtree.MeshTree(
+        boxtree.Mesh(np.float32([[0, 0, 0], [4, 0, 0], [0, 4, 0]]), [[0, 1, 2]])
+    )
+    points = np.broadcast_to(np.float32([5, 5, 5]), (10**10, 3))
+    with pytest.raises(MemoryError):
+        tree.any_hit(points, points)
