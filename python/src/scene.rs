@@ -87,6 +87,13 @@ impl Scene {
         volume: &str,
     ) -> PyResult<u32> {
         let pose = crate::pose::pose(pose, "pose")?;
+        if volume != "aabb" && volume != "obb" {
+            // Checked whatever mesh is: a tree given with volume="x" was
+            // accepted silently (a hunt's finding).
+            return Err(PyValueError::new_err(format!(
+                "volume must be \"aabb\" or \"obb\"; got {volume:?}"
+            )));
+        }
         let tree = match mesh.cast::<MeshTree>() {
             Ok(tree) => tree.get().tree.clone(),
             Err(_) => {

@@ -185,3 +185,9 @@ def test_pickling_a_scene_that_is_changing_is_an_error_not_a_panic():
     with pytest.raises(RuntimeError, match="borrowed"):
         scene.add(Reentrant())
     assert len(scene) == 0
+
+
+def test_an_unknown_volume_is_refused_even_with_a_tree():
+    tree = boxtree.MeshTree(boxtree.Mesh(*box_mesh((0, 0, 0), (1, 1, 1))))
+    with pytest.raises(ValueError, match="volume"):
+        boxtree.Scene().add(tree, volume="x")
