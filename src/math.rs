@@ -42,15 +42,6 @@ pub(crate) fn distance_squared_wide(a: &Point, b: &Point) -> f64 {
     (a - b).cast::<f64>().norm_squared()
 }
 
-/// `|a − b|²` with the difference itself and the squares in `f64`: exact
-/// differences, and no overflow or underflow for any `f32` input. Sphere
-/// containment and overlap compare it with `r²` in `f64`.
-#[must_use]
-#[inline(always)]
-pub(crate) fn gap_squared(a: &Point, b: &Point) -> f64 {
-    (a.coords.cast::<f64>() - b.coords.cast::<f64>()).norm_squared()
-}
-
 /// `r²` raised by the least normal `f32` number: squares of lengths below
 /// about 1e-19 are subnormal (or 0), rounded by an absolute amount rather
 /// than a relative one, so a pruning test `d² ≤ r²` among them must not

@@ -33,17 +33,17 @@ pub(crate) fn ndarray<'py>(
     obj: &Bound<'py, PyAny>,
     name: &str,
 ) -> PyResult<Bound<'py, PyUntypedArray>> {
-    let numpy = obj.py().import("numpy")?;
+    let numpy = || obj.py().import("numpy");
     let array = match obj.cast::<PyUntypedArray>() {
         Ok(array) => array.clone(),
-        Err(_) => numpy
+        Err(_) => numpy()?
             .call_method1("asarray", (obj,))
             .map_err(|e| array_error(format!("{name} is not an array of numbers: {e}")))?
             .cast_into::<PyUntypedArray>()?,
     };
     let item = array.dtype().itemsize() as isize;
     if item > 0 && array.strides().iter().any(|stride| stride % item != 0) {
-        return Ok(numpy
+        return Ok(numpy()?
             .call_method1("ascontiguousarray", (&array,))?
             .cast_into::<PyUntypedArray>()?);
     }
@@ -300,8 +300,9 @@ pub(crate) fn pairs<'py>(
     }
 }
 
-/// The index triples of an `(F, 3)` integer array, each checked to fit a
-/// 32-bit vertex index (the mesh then checks them against its vertex count).
+/// The index triples of an `(F, 3)` integer array, each checked against
+/// the vertex count, so that the error names the first bad triangle
+/// whatever is wrong with its index (negative, too large, past 32 bits).
 pub(crate) fn faces(obj: &Bound<'_, PyAny>, vertex_count: usize) -> PyResult<Vec<[u32; 3]>> {
     let array = ndarray(obj, "faces")?;
     if array.ndim() != 2 || array.shape()[1] != 3 {

@@ -159,10 +159,12 @@ def test_fields_of_packed_records_are_read_as_given():
     rows = np.zeros(4, dtype=record)
     rows["x"], rows["y"], rows["z"] = [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]
     xyz = recfunctions.structured_to_unstructured(rows[["x", "y", "z"]])
+    assert xyz.strides[0] % xyz.itemsize != 0, "the case needs a view, not a copy"
     mesh = boxtree.Mesh(xyz, [[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]])
     np.testing.assert_array_equal(mesh.vertices, np.eye(4, 3, k=-1, dtype=np.float32))
     tree = boxtree.MeshTree(mesh)
     tagged = np.zeros(2, dtype=[("tag", "u1"), ("p", "<f4", 3)])
     tagged["p"] = [[5, 0, 0], [0, 0, -2]]
+    assert tagged["p"].strides[0] % 4 != 0
     found = tree.closest_points(tagged["p"])
     np.testing.assert_allclose(found.distance, [4, 2])

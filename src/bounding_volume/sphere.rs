@@ -1,7 +1,7 @@
 //! Bounding spheres: a centre and a radius.
 
 use crate::bounding_volume::Aabb;
-use crate::math::{Isometry, Point, Real, Vector, gap_squared};
+use crate::math::{Isometry, Point, Real, Vector, distance_squared_wide};
 
 /// A solid sphere. Touching spheres overlap (all comparisons are inclusive).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -24,23 +24,23 @@ impl Sphere {
     #[must_use]
     pub fn overlaps(&self, other: &Sphere) -> bool {
         let r = f64::from(self.radius) + f64::from(other.radius);
-        gap_squared(&self.center, &other.center) <= r * r
+        distance_squared_wide(&self.center, &other.center) <= r * r
     }
 
-    /// True when `p` lies inside or on the sphere: `|p − c|² ≤ r²`, with the
-    /// differences and squares in `f64`. In `f32` the squares overflow from
+    /// True when `p` lies inside or on the sphere: `|p − c|² ≤ r²`, squared
+    /// in `f64`. In `f32` the squares overflow from
     /// about 1.8e19 (two spheres 1e25 apart overlapped, `∞ ≤ ∞`) and round
     /// above 2²⁴ (a touching pair of integer spheres counted as apart).
     #[must_use]
     pub fn contains_point(&self, p: &Point) -> bool {
         let r = f64::from(self.radius);
-        gap_squared(p, &self.center) <= r * r
+        distance_squared_wide(p, &self.center) <= r * r
     }
 
     /// True when `other` lies wholly inside this sphere (in `f64`).
     #[must_use]
     pub fn contains(&self, other: &Sphere) -> bool {
-        gap_squared(&other.center, &self.center).sqrt() + f64::from(other.radius)
+        distance_squared_wide(&other.center, &self.center).sqrt() + f64::from(other.radius)
             <= f64::from(self.radius)
     }
 

@@ -67,8 +67,9 @@ impl std::fmt::Display for ValidationError {
 impl std::error::Error for ValidationError {}
 
 /// How far outside a node's volume a vertex may lie and still count as
-/// inside: `1e-5` of the mesh's size, as volume fits round. Shared by
-/// [`Bvh::validate`] and the check of saved OBBs.
+/// inside for [`Bvh::validate`]: `1e-5` of the mesh's size, as volume
+/// fits round. (Saved OBBs are held to exact containment instead, which
+/// fits guarantee: see `crate::saved`.)
 fn containment_tolerance(mesh: &TriangleSoup<'_>) -> Real {
     1e-5 * mesh.aabb().extents().amax().max(Real::MIN_POSITIVE)
 }

@@ -536,11 +536,12 @@ where
         let bounds = Kdop::to_aabb(self);
         let reach = f64::from(bounds.min.coords.amax().max(bounds.max.coords.amax()))
             + f64::from(ray.origin.coords.amax());
+        let slack_per_unit_normal = 16.0 * f64::from(Real::EPSILON) * reach;
         let (o, d) = (ray.origin.coords.cast::<f64>(), ray.direction.cast::<f64>());
         let (mut enter, mut exit) = (f64::from(t_min), f64::from(t_max));
         for (i, n) in Self::directions().iter().enumerate() {
             let n = n.cast::<f64>();
-            let slack = 16.0 * f64::from(Real::EPSILON) * n.abs().sum() * reach;
+            let slack = slack_per_unit_normal * n.abs().sum();
             let (lo, hi) = (
                 f64::from(self.min()[i]) - slack,
                 f64::from(self.max()[i]) + slack,

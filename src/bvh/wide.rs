@@ -195,8 +195,8 @@ impl<const W: usize> WideNode<W> {
             // overflowed too. Only for an infinite reach (a search with no
             // maximum, or whose nearest distance squared overflows), or
             // such a least, are they masked out by the lanes' child words
-            // (a loop over the lanes, a tenth of a point query's work when
-            // it ran at every node).
+            // (a loop over the lanes: about 5% of a point query's
+            // instructions when it ran at every node).
             let first = found.least.trailing_zeros() as usize % 8;
             let within = if reach_squared < Real::INFINITY {
                 found.within

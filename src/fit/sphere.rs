@@ -30,7 +30,7 @@
 //! containment.
 
 use crate::bounding_volume::Sphere;
-use crate::math::{Point, Real, gap_squared, is_finite_point};
+use crate::math::{Point, Real, distance_squared_wide, is_finite_point};
 
 type V64 = nalgebra::Vector3<f64>;
 
@@ -184,7 +184,7 @@ fn enclose(points: &[Point], center: &V64) -> Sphere {
     // it never overflows: a set 2e20 across keeps a finite radius).
     let needed = points
         .iter()
-        .map(|p| gap_squared(p, &center))
+        .map(|p| distance_squared_wide(p, &center))
         .fold(0.0, f64::max);
     // The exact farthest distance rounded up is at most an ulp or two
     // short of it; +inf (a radius beyond `f32::MAX`) ends the loop.

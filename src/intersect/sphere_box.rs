@@ -5,6 +5,7 @@
 //! centre to the box is at most `r²`; Ericson §5.2.5 for the oriented case.
 
 use crate::bounding_volume::{Aabb, Obb, Sphere};
+use crate::math::{Point, distance_squared_wide};
 
 /// True when the sphere and the box share a point (touching counts). NaN gives `false`.
 #[must_use]
@@ -22,5 +23,5 @@ pub fn sphere_overlaps_obb(sphere: &Sphere, obb: &Obb) -> bool {
     let local = obb.to_local(&sphere.center);
     let clamped = local.zip_map(&obb.half_extents, |x, h| x.clamp(-h, h));
     let r = f64::from(sphere.radius);
-    (local.cast::<f64>() - clamped.cast::<f64>()).norm_squared() <= r * r
+    distance_squared_wide(&Point::from(local), &Point::from(clamped)) <= r * r
 }

@@ -202,7 +202,7 @@ impl<V: SavedVolume> MeshTree<V> {
         // `Bvh::from_saved` accepted the order, so the triangles were made.
         let leaf_triangles = leaf_triangles.expect("an order over the mesh's triangles");
         let triangles = &leaf_triangles;
-        let settle = || V::settle(&mut bvh, triangles, &mesh);
+        let settle = || V::settle(&mut bvh, triangles);
         let mut wide = wide;
         let refit_wide = || {
             if let Some(wide) = &mut wide {

@@ -4,7 +4,6 @@ use crate::bounding_volume::{Aabb, Obb, PackedObb};
 use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind, ValidationError};
 use crate::intersect::TriangleLanes;
 use crate::math::{Matrix, Point, Vector};
-use crate::mesh::TriMesh;
 use crate::query::run_box;
 use crate::saved::LoadError;
 use crate::saved::format::real;
@@ -49,11 +48,7 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
     #[doc(hidden)]
     // The trait is sealed and this method hidden: only this crate calls it.
     #[allow(private_interfaces)]
-    fn settle(
-        bvh: &mut Bvh<Self>,
-        triangles: &[TriangleLanes],
-        _mesh: &TriMesh,
-    ) -> Result<(), LoadError> {
+    fn settle(bvh: &mut Bvh<Self>, triangles: &[TriangleLanes]) -> Result<(), LoadError> {
         let nodes = bvh.nodes();
         // Decoded once per node (a packed OBB's quaternion), not per point.
         let volumes: Vec<Obb> = nodes.iter().map(|n| n.volume.oriented_box()).collect();
@@ -122,11 +117,7 @@ impl SavedVolume for Aabb {
     const WORDS: usize = 0;
 
     #[allow(private_interfaces)]
-    fn settle(
-        bvh: &mut Bvh<Self>,
-        triangles: &[TriangleLanes],
-        _mesh: &TriMesh,
-    ) -> Result<(), LoadError> {
+    fn settle(bvh: &mut Bvh<Self>, triangles: &[TriangleLanes]) -> Result<(), LoadError> {
         bvh.refit_runs(|first, count| {
             run_box(&triangles[first as usize..(first + count) as usize])
         });

@@ -619,26 +619,24 @@ impl Scene {
         // A cycle anywhere is an error, reachable from a root or not (a
         // file without scenes whose nodes form only a cycle has no root,
         // and had loaded as an empty scene). One walk up from each node,
-        // stopping at nodes already cleared: linear in the nodes.
-        let mut cleared = vec![false; parents.len()];
-        // The walk that last passed each node.
+        // stopping at a node an earlier walk passed: linear in the nodes.
         let mut walked_by = vec![usize::MAX; parents.len()];
-        let mut path_up = Vec::new();
         for start in 0..parents.len() {
             let mut at = Some(start);
-            while let Some(node) = at.filter(|&n| !cleared[n]) {
-                if walked_by[node] == start {
-                    return Err(GltfError::Cycle {
-                        path: path.to_path_buf(),
-                        node,
-                    });
+            while let Some(node) = at {
+                match walked_by[node] {
+                    usize::MAX => {
+                        walked_by[node] = start;
+                        at = parents[node];
+                    }
+                    walk if walk == start => {
+                        return Err(GltfError::Cycle {
+                            path: path.to_path_buf(),
+                            node,
+                        });
+                    }
+                    _ => break,
                 }
-                walked_by[node] = start;
-                path_up.push(node);
-                at = parents[node];
-            }
-            for node in path_up.drain(..) {
-                cleared[node] = true;
             }
         }
         // Without any scene, every parentless node is a root: the file's
@@ -654,27 +652,13 @@ impl Scene {
         // A root of several scenes (or listed twice) is placed once.
         let mut listed = vec![false; parents.len()];
         roots.retain(|root| !std::mem::replace(&mut listed[root.index()], true));
-        for root in &roots {
-            let Some(parent) = parents[root.index()] else {
-                continue;
-            };
-            // Up from the root: back to it is a cycle.
-            let mut at = parent;
-            for _ in 0..parents.len() {
-                if at == root.index() {
-                    return Err(GltfError::Cycle {
-                        path: path.to_path_buf(),
-                        node: at,
-                    });
-                }
-                match parents[at] {
-                    Some(up) => at = up,
-                    None => break,
-                }
-            }
+        // No cycle is left; a root with a parent would be placed twice.
+        if let Some((root, parent)) = roots
+            .iter()
+            .find_map(|root| parents[root.index()].map(|parent| (root.index(), parent)))
+        {
             return Err(format(format!(
-                "node {} is a scene root and a child of node {parent}",
-                root.index()
+                "node {root} is a scene root and a child of node {parent}"
             )));
         }
         let mut out = GltfScene {

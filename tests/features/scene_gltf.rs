@@ -471,12 +471,16 @@ fn strips_and_fans_are_read_and_points_and_lines_skipped() {
     }
 }
 
+/// The square's document with its buffer at `uri` instead of embedded.
+fn with_uri(uri: &str) -> String {
+    let embedded = document(r#"[{"mesh": 0}]"#, "[0]", 60);
+    let start = embedded.find("data:").expect("an embedded buffer");
+    let end = start + embedded[start..].find('"').expect("its end");
+    format!("{}{uri}{}", &embedded[..start], &embedded[end..])
+}
+
 #[test]
 fn buffer_files_are_named_by_percent_decoded_relative_uris_only() {
-    let embedded = document(r#"[{"mesh": 0}]"#, "[0]", 60);
-    let uri_start = embedded.find("data:").expect("an embedded buffer");
-    let uri_end = uri_start + embedded[uri_start..].find('"').expect("its end");
-    let with_uri = |uri: &str| format!("{}{uri}{}", &embedded[..uri_start], &embedded[uri_end..]);
     let escaped = write("escaped.gltf", &with_uri("with%20space.bin"));
     std::fs::write(escaped.with_file_name("with space.bin"), square_buffer()).expect("written");
     assert_eq!(Scene::load_gltf(&escaped).expect("decoded").scene.len(), 1);
@@ -606,10 +610,6 @@ fn a_primitive_naming_a_missing_accessor_is_an_error_not_a_panic() {
 
 #[test]
 fn buffer_files_are_regular_relative_files_read_to_their_declared_length() {
-    let embedded = document(r#"[{"mesh": 0}]"#, "[0]", 60);
-    let uri_start = embedded.find("data:").expect("an embedded buffer");
-    let uri_end = uri_start + embedded[uri_start..].find('"').expect("its end");
-    let with_uri = |uri: &str| format!("{}{uri}{}", &embedded[..uri_start], &embedded[uri_end..]);
     // An absolute name, and a device that never ends.
     let absolute = write("absolute.gltf", &with_uri("/dev/zero"));
     let error = Scene::load_gltf(&absolute).expect_err("absolute");
