@@ -9,6 +9,7 @@
 
 use crate::math::{Point, Real, Vector};
 use crate::shape::Ray;
+use crate::simd::SlabRows;
 
 /// `1 + 2γ₃` for `f32` (Ize 2013, eq. 3; Pharr et al., *PBRT* 3rd ed. §3.9).
 pub(crate) const EXIT_PADDING: Real =
@@ -58,6 +59,9 @@ pub struct TraversalRay {
     /// in the wide nodes' slab tests (Ize's exit padding, applied before
     /// the exits' `min` instead of after it).
     pub far_inverse: Vector,
+    /// Where the near and far planes lie in a wide node's bounds, for the
+    /// eight-lane slab tests.
+    pub(crate) rows: SlabRows,
 }
 
 impl TraversalRay {
@@ -74,6 +78,7 @@ impl TraversalRay {
             // near plane's distance is −∞ or NaN, both harmless below.
             negative: [0, 1, 2].map(|i| inverse_direction[i] < 0.0),
             far_inverse: inverse_direction * FAR_INVERSE_PADDING,
+            rows: SlabRows::new([0, 1, 2].map(|i| inverse_direction[i] < 0.0)),
         }
     }
 

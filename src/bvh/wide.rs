@@ -482,21 +482,13 @@ impl<const W: usize> WideNode<W> {
         t_max: Real,
         ends: [Real; 2],
     ) -> SlabSpans<W> {
-        let eight = |side: usize| -> Option<[&[Real; 8]; 3]> {
-            let row = |axis: usize| -> Option<&[Real; 8]> {
-                let near_side = usize::from(ray.negative[axis]);
-                let side = if side == 0 { near_side } else { 1 - near_side };
-                self.bounds[side][axis].as_slice().try_into().ok()
-            };
-            Some([row(0)?, row(1)?, row(2)?])
-        };
-        if let (Some(near), Some(far)) = (eight(0), eight(1)) {
+        if let Ok(bounds) = <&[Real; 48]>::try_from(self.bounds.as_flattened().as_flattened()) {
             let slab = isa.slab8(&SlabInput {
-                near,
-                far,
-                origin: ray.origin.coords.into(),
-                inverse: ray.inverse_direction.into(),
-                far_inverse: ray.far_inverse.into(),
+                bounds,
+                rows: &ray.rows,
+                origin: ray.origin.coords.as_ref(),
+                inverse: ray.inverse_direction.as_ref(),
+                far_inverse: ray.far_inverse.as_ref(),
                 t_min,
                 t_max: t_max * EXIT_PADDING,
                 ends,

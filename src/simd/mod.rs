@@ -23,22 +23,92 @@ mod portable;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod x86;
 
-/// A slab test of eight child boxes: per axis, their eight near planes and
-/// eight far planes (chosen by the sign of the ray's direction), the ray's
-/// origin and reciprocal direction, the range, the range's ends widened by
-/// their rounding, and the factor the exits are padded by.
+/// Where a ray's near and far planes lie among a wide node's 48 bounds
+/// (minima then maxima, per axis eight lanes, flattened): chosen once per
+/// ray by the signs of its direction, so that a slab test loads its six
+/// rows at fixed offsets instead of choosing them again at every node
+/// (the closest-hit descent recomputed the six offsets per node).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct SlabRows {
+    /// Bit `axis` set when the direction is negative along `axis`: the
+    /// index of the ray's offsets in [`SLAB_ROWS`] (one byte, so that
+    /// preparing a ray costs next to nothing where no slab test of eight
+    /// lanes follows).
+    signs: u8,
+}
+
+/// Per sign mask of [`SlabRows`], the near rows' offsets per axis, then
+/// the far rows'; each at most 40, so a row of eight always lies inside
+/// the 48 bounds.
+const SLAB_ROWS: [[u8; 8]; 8] = {
+    let mut table = [[0; 8]; 8];
+    let mut mask = 0;
+    while mask < 8 {
+        let mut axis = 0;
+        while axis < 3 {
+            let negative = (mask >> axis) & 1;
+            table[mask][axis] = (8 * (3 * negative + axis)) as u8;
+            table[mask][3 + axis] = (8 * (3 * (1 - negative) + axis)) as u8;
+            axis += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+impl SlabRows {
+    /// The rows for a ray whose direction is negative along the axes
+    /// `negative` (the near plane is then the maximum).
+    #[inline(always)]
+    pub(crate) fn new(negative: [bool; 3]) -> SlabRows {
+        SlabRows {
+            signs: u8::from(negative[0]) | u8::from(negative[1]) << 1 | u8::from(negative[2]) << 2,
+        }
+    }
+
+    /// Row `axis` of `side` (0 near, 1 far) among `bounds`.
+    #[inline(always)]
+    fn row<'a>(&self, bounds: &'a [Real; 48], side: usize, axis: usize) -> &'a [Real; 8] {
+        let offset = usize::from(SLAB_ROWS[usize::from(self.signs & 7)][3 * side + axis]);
+        debug_assert!(offset <= 40);
+        // SAFETY: every offset in `SLAB_ROWS` is at most 8 · 5 = 40, so the
+        // eight values from it lie inside the 48 bounds.
+        unsafe { &*bounds.as_ptr().add(offset).cast::<[Real; 8]>() }
+    }
+}
+
+/// A slab test of eight child boxes: their 48 bounds and which rows are
+/// the ray's near and far planes, the ray's origin and reciprocal
+/// direction, the range, the range's ends widened by their rounding, and
+/// the factor the exits are padded by. The ray's values are borrowed from
+/// the prepared ray, so a descent loads them where they stay instead of
+/// storing copies at every node.
 pub(crate) struct SlabInput<'a> {
-    pub(crate) near: [&'a [Real; 8]; 3],
-    pub(crate) far: [&'a [Real; 8]; 3],
-    pub(crate) origin: [Real; 3],
-    pub(crate) inverse: [Real; 3],
+    pub(crate) bounds: &'a [Real; 48],
+    pub(crate) rows: &'a SlabRows,
+    pub(crate) origin: &'a [Real; 3],
+    pub(crate) inverse: &'a [Real; 3],
     /// The reciprocals far planes are measured with, padded (Ize's exit
     /// padding, see `bvh::TraversalRay::far_inverse`).
-    pub(crate) far_inverse: [Real; 3],
+    pub(crate) far_inverse: &'a [Real; 3],
     pub(crate) t_min: Real,
     /// The range's end, already padded.
     pub(crate) t_max: Real,
     pub(crate) ends: [Real; 2],
+}
+
+impl SlabInput<'_> {
+    /// The eight near planes along `axis`.
+    #[inline(always)]
+    pub(crate) fn near(&self, axis: usize) -> &[Real; 8] {
+        self.rows.row(self.bounds, 0, axis)
+    }
+
+    /// The eight far planes along `axis`.
+    #[inline(always)]
+    pub(crate) fn far(&self, axis: usize) -> &[Real; 8] {
+        self.rows.row(self.bounds, 1, axis)
+    }
 }
 
 /// The slab test of eight child boxes (Kay & Kajiya 1986, with Ize's exit
@@ -511,14 +581,20 @@ mod tests {
         let mut checked = 0;
         for seed in 1..2000u64 {
             let (bounds, origin, inverse) = rows_and_ray(seed);
-            let side = |axis: usize| usize::from(inverse[axis] < 0.0);
+            let rows = SlabRows::new(inverse.map(|v| v < 0.0));
+            let flat: &[Real; 48] = bounds.as_flattened().as_flattened().try_into().unwrap();
+            for axis in 0..3 {
+                let side = usize::from(inverse[axis] < 0.0);
+                assert_eq!(rows.row(flat, 0, axis), &bounds[side][axis]);
+                assert_eq!(rows.row(flat, 1, axis), &bounds[1 - side][axis]);
+            }
             for (t_min, t_max) in [(0.0, 1.0), (0.25, 3.0), (0.0, Real::INFINITY)] {
                 let input = SlabInput {
-                    near: std::array::from_fn(|axis| &bounds[side(axis)][axis]),
-                    far: std::array::from_fn(|axis| &bounds[1 - side(axis)][axis]),
-                    origin,
-                    inverse,
-                    far_inverse: inverse.map(|v| v * PADDING),
+                    bounds: flat,
+                    rows: &rows,
+                    origin: &origin,
+                    inverse: &inverse,
+                    far_inverse: &inverse.map(|v| v * PADDING),
                     t_min,
                     t_max: t_max * PADDING,
                     ends: crate::intersect::end_thresholds(t_min, t_max),

@@ -37,8 +37,8 @@ pub(super) fn slab8(input: &SlabInput<'_>) -> Slab8 {
             input.far_inverse[axis],
         );
         for lane in 0..8 {
-            let t_near = (input.near[axis][lane] - o) * inv;
-            let t_far = (input.far[axis][lane] - o) * far_inv;
+            let t_near = (input.near(axis)[lane] - o) * inv;
+            let t_far = (input.far(axis)[lane] - o) * far_inv;
             enter[lane] = max(t_near, enter[lane]);
             exit[lane] = min(t_far, exit[lane]);
             reach[lane] = min(t_far, reach[lane]);

@@ -109,8 +109,8 @@ fn slab8_sse(input: &SlabInput<'_>) -> Slab8 {
                 let o = _mm_set1_ps(input.origin[axis]);
                 let inv = _mm_set1_ps(input.inverse[axis]);
                 let far_inv = _mm_set1_ps(input.far_inverse[axis]);
-                let t_near = _mm_mul_ps(_mm_sub_ps(lanes(input.near[axis]), o), inv);
-                let t_far = _mm_mul_ps(_mm_sub_ps(lanes(input.far[axis]), o), far_inv);
+                let t_near = _mm_mul_ps(_mm_sub_ps(lanes(input.near(axis)), o), inv);
+                let t_far = _mm_mul_ps(_mm_sub_ps(lanes(input.far(axis)), o), far_inv);
                 enter = _mm_max_ps(t_near, enter);
                 exit = _mm_min_ps(t_far, exit);
                 reach = _mm_min_ps(t_far, reach);
@@ -147,8 +147,8 @@ pub(super) fn slab8_avx(input: &SlabInput<'_>) -> Slab8 {
         let o = _mm256_set1_ps(input.origin[axis]);
         let inv = _mm256_set1_ps(input.inverse[axis]);
         let far_inv = _mm256_set1_ps(input.far_inverse[axis]);
-        let t_near = _mm256_mul_ps(_mm256_sub_ps(lanes(input.near[axis]), o), inv);
-        let t_far = _mm256_mul_ps(_mm256_sub_ps(lanes(input.far[axis]), o), far_inv);
+        let t_near = _mm256_mul_ps(_mm256_sub_ps(lanes(input.near(axis)), o), inv);
+        let t_far = _mm256_mul_ps(_mm256_sub_ps(lanes(input.far(axis)), o), far_inv);
         enter = _mm256_max_ps(t_near, enter);
         exit = _mm256_min_ps(t_far, exit);
         reach = _mm256_min_ps(t_far, reach);
