@@ -576,7 +576,8 @@ avx2_fn! {
         if !usable {
             return None;
         }
-        tree.wide_any_hit_in(wide, &prepared, skip)
+        let remake = || PreparedRay::prepare(&ray, end, t_min, t_max).0;
+        tree.wide_any_hit_remaking(wide, &prepared, &remake, skip)
     }
 }
 
