@@ -516,6 +516,12 @@ impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
     /// Either tree may use any volume (OBB–OBB, AABB–AABB, mixed). A
     /// non-finite pose gives `false`. Containment without touching is not
     /// overlap: see [`PlacedMesh::contact`].
+    ///
+    /// The other mesh's triangles are moved into this mesh's frame, in
+    /// `f32`: for meshes that touch within that rounding (a vertex on a
+    /// face under a rotation `f32` cannot represent exactly) the answer may
+    /// differ with the order of the two. Scenes always ask from the lower
+    /// object id, so their full and incremental pair passes agree.
     #[must_use]
     pub fn overlaps<B: BoundingVolume>(&self, other: &PlacedMesh<'q, B>) -> bool {
         self.first_contact(other, None).is_some()

@@ -169,7 +169,12 @@ impl Scene {
                     && filter.accepts(b_id, b.layers)
                     && (a.group.is_none() || a.group != b.group)
                     && !skip(pair.a, pair.b);
-                if candidate && objects_touch(a, b) {
+                // Tested from the lower id whichever side asked, as the full
+                // pass does: within rounding of touching, `overlaps` may
+                // answer differently the other way round, and
+                // `update_pairs` must equal the full pass.
+                let (low, high) = if a_id < b_id { (a, b) } else { (b, a) };
+                if candidate && objects_touch(low, high) {
                     found.push(pair);
                 }
                 Visit::Continue

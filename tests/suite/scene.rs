@@ -589,6 +589,42 @@ fn overlap_answers_as_every_object_and_every_pair() {
     }
 }
 
+/// A pair touching within the rounding of a quarter turn: `overlaps`
+/// answers it differently each way round, and an incremental pass that
+/// tests the new object from its own (higher) id must still equal the full
+/// pass, which tests from the lower id.
+#[test]
+fn incremental_pairs_equal_the_full_pass_for_pairs_touching_within_rounding() {
+    let cube = Arc::new(MeshTree::<Aabb>::new(TriMesh::cuboid(
+        Point::new(-1.0, -1.0, -1.0),
+        Point::new(1.0, 1.0, 1.0),
+    )));
+    // A vertex at (0, 0, 1), turned onto the cube's face y = -1.
+    let ball = Arc::new(MeshTree::<Aabb>::new(TriMesh::icosphere(
+        Point::origin(),
+        1.0,
+        1,
+    )));
+    let turned = Isometry::rotation(Vector::new(std::f32::consts::FRAC_PI_2, 0.0, 0.0));
+    let (at_cube, at_ball) = (cube.placed(Isometry::identity()), ball.placed(turned));
+    assert_ne!(
+        at_cube.overlaps(&at_ball),
+        at_ball.overlaps(&at_cube),
+        "the case no longer touches within rounding"
+    );
+    let mut scene = Scene::new();
+    scene.add(cube.clone(), Isometry::identity()).unwrap();
+    scene.update();
+    let mut kept = PairSet::new();
+    let everything = Filter::everything();
+    scene.update_pairs(&mut kept, &everything, |_, _| false, Threads::Current);
+    scene.add(ball.clone(), turned).unwrap();
+    scene.update_pairs(&mut kept, &everything, |_, _| false, Threads::Current);
+    let full = scene.overlapping_pairs(&everything, |_, _| false, Threads::Current);
+    assert_eq!(kept.pairs(), &full[..]);
+    assert_eq!(full.is_empty(), !at_cube.overlaps(&at_ball));
+}
+
 #[test]
 fn edge_cases() {
     let ball = Arc::new(MeshTree::<Aabb>::new(TriMesh::icosphere(
