@@ -137,8 +137,12 @@ impl<V: SavedVolume> MeshTree<V> {
     pub fn to_saved_bytes(&self) -> Vec<u8> {
         let mut w = header(TREE, V::KIND);
         write_mesh(&mut w, self.mesh());
-        w.words(self.bvh().nodes(), |n: &Node<V>, out| {
-            n.volume.words(out);
+        let triangles = self.leaf_ray_triangles(0, self.mesh().len() as u32);
+        let nodes: Vec<(Node<V>, V)> = (self.bvh().nodes().iter().copied())
+            .zip(V::saved_volumes(self.bvh(), triangles))
+            .collect();
+        w.words(&nodes, |(n, volume): &(Node<V>, V), out| {
+            volume.words(out);
             let (first, count) = n.raw();
             out.extend([first, count]);
         });

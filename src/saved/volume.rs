@@ -1,7 +1,7 @@
 //! Bounding volumes as words in a saved file.
 
 use crate::bounding_volume::{Aabb, Obb, PackedObb};
-use crate::bvh::{BoundingVolume, Bvh, NodeId, NodeKind, ValidationError};
+use crate::bvh::{BoundingVolume, Bvh, Node, NodeId, NodeKind, ValidationError};
 use crate::intersect::TriangleLanes;
 use crate::math::{Matrix, Point, Vector};
 use crate::query::run_box;
@@ -50,30 +50,10 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
     #[allow(private_interfaces)]
     fn settle(bvh: &mut Bvh<Self>, triangles: &[TriangleLanes]) -> Result<(), LoadError> {
         let nodes = bvh.nodes();
-        // Decoded once per node (a packed OBB's quaternion), not per point.
-        let volumes: Vec<Obb> = nodes.iter().map(|n| n.volume.oriented_box()).collect();
-        // Each node's leaf positions, one range as built trees have them;
-        // children follow their parents, so a reverse pass sees them first.
-        let mut ranges = vec![(0u32, 0u32); nodes.len()];
-        for index in (0..nodes.len()).rev() {
-            ranges[index] = match nodes[index].kind(NodeId(index as u32)) {
-                NodeKind::Leaf { first, count } => (first, count),
-                NodeKind::Inner { left, right } => {
-                    let (l, r) = (ranges[left.index()], ranges[right.index()]);
-                    let first = l.0.min(r.0);
-                    let end = (l.0 + l.1).max(r.0 + r.1);
-                    if end - first != l.1 + r.1 {
-                        return Err(LoadError::Corrupt {
-                            section: "nodes",
-                            index,
-                            reason: "a subtree's triangles are not one run of the leaf order",
-                        });
-                    }
-                    (first, l.1 + r.1)
-                }
-            };
-        }
-        for (index, volume) in volumes.iter().enumerate() {
+        let ranges = subtree_runs(nodes)?;
+        for (index, node) in nodes.iter().enumerate() {
+            // Decoded once per node (a packed OBB's quaternion), not per point.
+            let volume = node.volume.oriented_box();
             let (first, count) = ranges[index];
             let below = &triangles[first as usize..(first + count) as usize];
             let outside = below.iter().find(|t| {
@@ -89,6 +69,84 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
         }
         Ok(())
     }
+
+    /// The volumes to save, in node order, so that [`SavedVolume::settle`]
+    /// accepts them: each node's, grown where a vertex below it lies
+    /// outside as `Obb::contains_point` decides. Built boxes never are; a
+    /// refit (`MeshTree::set_vertices`) fits a parent to its children's
+    /// rounded corners, which can leave a vertex out by an ulp, and its
+    /// tree then saved bytes its own load refused. O(n · depth), as the
+    /// load's check.
+    #[doc(hidden)]
+    #[allow(private_interfaces)]
+    fn saved_volumes(bvh: &Bvh<Self>, triangles: &[TriangleLanes]) -> Vec<Self>;
+}
+
+/// Per node, the run of the leaf order below it, `(first, count)`: one
+/// run, as builds (and refits, which keep the topology) lay subtrees out;
+/// other layouts are refused. Children follow their parents, so a reverse
+/// pass sees them first.
+fn subtree_runs<V: BoundingVolume>(nodes: &[Node<V>]) -> Result<Vec<(u32, u32)>, LoadError> {
+    let mut ranges = vec![(0u32, 0u32); nodes.len()];
+    for index in (0..nodes.len()).rev() {
+        ranges[index] = match nodes[index].kind(NodeId(index as u32)) {
+            NodeKind::Leaf { first, count } => (first, count),
+            NodeKind::Inner { left, right } => {
+                let (l, r) = (ranges[left.index()], ranges[right.index()]);
+                let first = l.0.min(r.0);
+                let end = (l.0 + l.1).max(r.0 + r.1);
+                if end - first != l.1 + r.1 {
+                    return Err(LoadError::Corrupt {
+                        section: "nodes",
+                        index,
+                        reason: "a subtree's triangles are not one run of the leaf order",
+                    });
+                }
+                (first, l.1 + r.1)
+            }
+        };
+    }
+    Ok(ranges)
+}
+
+/// [`SavedVolume::saved_volumes`] for the oriented kinds: each box's
+/// half-extents raised to the largest `|to_local(v)|` of the vertices below
+/// it, the very values `Obb::contains_point` compares, so every vertex
+/// passes (`regrown` replaces a volume's half-extents). A tree whose
+/// subtrees are not runs (none this crate makes) is saved as it is, and
+/// its load says why.
+fn grown_to_hold<V: SavedVolume>(
+    bvh: &Bvh<V>,
+    triangles: &[TriangleLanes],
+    regrown: impl Fn(&V, Vector) -> V,
+) -> Vec<V> {
+    let nodes = bvh.nodes();
+    let Ok(ranges) = subtree_runs(nodes) else {
+        return nodes.iter().map(|n| n.volume).collect();
+    };
+    nodes
+        .iter()
+        .zip(ranges)
+        .map(|(node, (first, count))| {
+            let volume = node.volume.oriented_box();
+            let mut half_extents = volume.half_extents;
+            for t in &triangles[first as usize..(first + count) as usize] {
+                for v in t.triangle().vertices() {
+                    let local = volume.to_local(&v);
+                    for axis in 0..3 {
+                        if !(local[axis].abs() <= half_extents[axis]) {
+                            half_extents[axis] = local[axis].abs();
+                        }
+                    }
+                }
+            }
+            if half_extents == volume.half_extents {
+                node.volume
+            } else {
+                regrown(&node.volume, half_extents)
+            }
+        })
+        .collect()
 }
 
 fn finite(w: &[u32]) -> bool {
@@ -127,6 +185,11 @@ impl SavedVolume for Aabb {
     /// Nothing: the load refits every box from the mesh.
     fn words(&self, _out: &mut Vec<u32>) {}
 
+    #[allow(private_interfaces)]
+    fn saved_volumes(bvh: &Bvh<Self>, _triangles: &[TriangleLanes]) -> Vec<Self> {
+        bvh.nodes().iter().map(|n| n.volume).collect()
+    }
+
     /// An empty box, refitted before any query can run.
     fn from_words(_w: &[u32]) -> Option<Self> {
         Some(Aabb::EMPTY)
@@ -147,6 +210,14 @@ impl SavedVolume for Obb {
                 .chain(self.half_extents.iter())
                 .map(|v| v.to_bits()),
         );
+    }
+
+    #[allow(private_interfaces)]
+    fn saved_volumes(bvh: &Bvh<Self>, triangles: &[TriangleLanes]) -> Vec<Self> {
+        grown_to_hold(bvh, triangles, |obb, half_extents| Obb {
+            half_extents,
+            ..*obb
+        })
     }
 
     fn from_words(w: &[u32]) -> Option<Self> {
@@ -181,6 +252,13 @@ impl SavedVolume for PackedObb {
                 .chain(self.rotation().iter())
                 .map(|v| v.to_bits()),
         );
+    }
+
+    #[allow(private_interfaces)]
+    fn saved_volumes(bvh: &Bvh<Self>, triangles: &[TriangleLanes]) -> Vec<Self> {
+        grown_to_hold(bvh, triangles, |packed, half_extents| {
+            PackedObb::new(packed.center, half_extents, packed.rotation())
+        })
     }
 
     fn from_words(w: &[u32]) -> Option<Self> {
