@@ -225,7 +225,9 @@ impl WatertightRay {
     ///   every raycast of the crate has that limit. At the other end, a
     ///   hit on a triangle below about `1e-15` takes its edge functions
     ///   from `f64` products (in `f32` they go subnormal below `1e-19`),
-    ///   so `t` and the weights hold down to edges of about `1e-22`, below
+    ///   and `t` comes from `f64` products wherever its `f32` ones could
+    ///   be subnormal (tiny triangles, long directions), so `t` and the
+    ///   weights hold down to edges of about `1e-22`, below
     ///   which the mesh trees count a triangle whose `f32` normal is zero
     ///   as degenerate; the hit-or-miss decision there is still `f32`'s,
     ///   watertight only to the rounding of subnormal products.
@@ -343,6 +345,19 @@ impl WatertightRay {
         let z = frame(&self.row_z);
         let t_scaled = wa * z[0] + wb * z[1] + wc * z[2];
         let mut t = t_scaled / det;
+        if t_scaled.abs() < TINY_DETERMINANT {
+            // The products may be subnormal or 0 in `f32` (a triangle of
+            // 1e-14 gave `t` 0.09% off, one of 1e-12 under a long direction
+            // `t = 0`): again in `f64`, where products of `f32` values are
+            // exact, depths included (one product each, `row_z` has one
+            // non-zero entry). On the hit path only; 0 stays 0.
+            let r = self.row_z.map(f64::from);
+            let depth =
+                |i: usize| r.x * f64::from(px[i]) + r.y * f64::from(py[i]) + r.z * f64::from(pz[i]);
+            let t_scaled =
+                f64::from(wa) * depth(0) + f64::from(wb) * depth(1) + f64::from(wc) * depth(2);
+            t = (t_scaled / f64::from(det)) as Real;
+        }
         // `v · 0` is NaN exactly for infinite or NaN `v`.
         let finite = || {
             let zero: Lanes = std::array::from_fn(|i| x[i] * 0.0 + y[i] * 0.0 + z[i] * 0.0);
