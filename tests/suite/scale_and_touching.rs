@@ -219,7 +219,7 @@ fn hits_on_tiny_triangles_keep_their_t() {
                 let origin = Point::new(0.25 * size, 0.375 * size, height);
                 let ray = Ray::new(origin, Vector::new(0.0, 0.0, -length));
                 let exact = f64::from(height) / f64::from(length);
-                let hit = tree.closest_hit(&ray).expect("straight down onto it");
+                let hit = tree.closest_hit(ray).expect("straight down onto it");
                 let error = (f64::from(hit.t) - exact).abs() / exact;
                 assert!(
                     error < 1e-6,
