@@ -103,9 +103,12 @@ impl Scene {
     /// `pose * p` from a point `p` on the object's surface touches it only
     /// where that mapping is exact (the identity rotation or a half turn
     /// about an axis, with a translation the coordinates can hold); under
-    /// other poses it may land a rounding error off the surface. To aim at
-    /// an object's surface under any pose, map the span into its frame with
-    /// [`Scene::local_span`] and ask its tree.
+    /// other poses it may land a rounding error off the surface (mapping
+    /// the span with [`Scene::local_span`] rounds the same way). To aim at
+    /// an object's surface under any pose, end the segment at `p` itself
+    /// in the object's frame and ask its tree: with `local` the span from
+    /// [`Scene::local_span`], `tree.any_hit(Segment::new(local.ray.origin,
+    /// p))`.
     #[must_use]
     pub fn any_hit(&self, span: impl Into<RaySpan>, filter: &Filter) -> Option<SceneTriangle> {
         self.any_hit_in(span.into(), filter, None)

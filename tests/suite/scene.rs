@@ -625,6 +625,43 @@ fn incremental_pairs_equal_the_full_pass_for_pairs_touching_within_rounding() {
     assert_eq!(full.is_empty(), !at_cube.overlaps(&at_ball));
 }
 
+/// What `Scene::any_hit`'s docs advise for segments aimed at a point `p`
+/// on a turned object's surface: the start mapped by `Scene::local_span`,
+/// the end `p` itself, asked of the object's tree. It never misses (the
+/// world segment to `pose * p` may, as documented).
+#[test]
+fn segments_ended_at_the_local_point_hit_turned_objects() {
+    let cube = Arc::new(MeshTree::<Aabb>::new(TriMesh::cuboid(
+        Point::new(-1.0, -1.0, -1.0),
+        Point::new(1.0, 1.0, 1.0),
+    )));
+    let mut rng = SplitMix(41);
+    for case in 0..2000 {
+        let turn = Rotation::from_quaternion(boxtree::math::nalgebra::Quaternion::new(
+            rng.range(-0.5, 0.5),
+            rng.range(-0.5, 0.5),
+            rng.range(-0.5, 0.5),
+            rng.range(-0.5, 0.5),
+        ));
+        let shift = Vector::new(rng.range(0.0, 100.0), rng.range(0.0, 100.0), 0.0);
+        let pose = Isometry::from_parts(shift.into(), turn);
+        let mut scene = Scene::new();
+        let id = scene.add(cube.clone(), pose).unwrap();
+        scene.update();
+        // On the +x face, seen from outside it.
+        let p = Point::new(1.0, rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+        let world = Segment::new(pose * Point::new(4.0, 0.3, -0.2), pose * p);
+        let local = scene.local_span(id, world).unwrap();
+        let aimed = Segment::new(local.ray.origin, p);
+        assert!(cube.any_hit(aimed).is_some(), "case {case}");
+        assert_eq!(
+            cube.closest_hit(aimed).map(|h| h.t),
+            Some(1.0),
+            "case {case}"
+        );
+    }
+}
+
 #[test]
 fn edge_cases() {
     let ball = Arc::new(MeshTree::<Aabb>::new(TriMesh::icosphere(
