@@ -17,7 +17,7 @@ use crate::shape::Triangle;
 /// Below this value of `sin²` of the triangle's smallest angle the Voronoi
 /// region tests are not trusted and the robust path runs (a dimensionless
 /// shape threshold, `sin θ < 10⁻³`, not a length).
-const SLIVER_SIN_SQUARED: Real = 1e-6;
+const SLIVER_SIN_SQUARED: Real = 1e-2;
 
 /// The point of a triangle closest to a query point.
 ///

@@ -29,6 +29,11 @@ use crate::simd::{Avx2, Baseline, Isa, avx2_fn};
 /// of relative rounding in the normal, the offset and their products.
 const PLANE_MARGIN: Real = 1.0 + 64.0 * Real::EPSILON;
 
+/// `sin²` of the least angle between a triangle's two edges at its first
+/// vertex for which its plane prunes (see `MeshTree::nearest_in_leaf`): a
+/// dimensionless shape threshold, `sin α ≥ 1/8`.
+const PLANE_SIN_SQUARED: Real = 1.0 / 64.0;
+
 /// A nearest-point question: the point, and the largest distance of
 /// interest (nothing farther is searched; `Real::INFINITY` for none).
 /// Made from a point (`&p` or `p`) or with [`PointQuery::within`].
@@ -223,15 +228,27 @@ impl<V: BoundingVolume> MeshTree<V> {
             // The distance to the triangle's plane is a second lower bound,
             // the one that prunes a surface point's neighbours: compared as
             // `(n·(p − a))² > reach² |n|²` with a margin for its rounding
-            // (never true for a degenerate triangle's zero normal, nor NaN;
-            // the least normal number added, as to the reach, for products
-            // so small that their rounding is absolute).
+            // (never true for NaN; the least normal number added, as to the
+            // reach, for products so small that their rounding is
+            // absolute). Only where the normal can be trusted: its
+            // direction is off by about `u / sin α` (`α` the angle between
+            // the edges it is made of), so the plane's distance is off by
+            // that times `|p − a|`; a needle's or a sliver's normal is noise
+            // that pruned the nearest triangle itself. Below `sin α = 1/8`,
+            // and where the squares leave `f32`'s normal range, the exact
+            // closest point decides alone.
             let tri = lanes.triangle();
-            let n = (tri.b - tri.a).cross(&(tri.c - tri.a));
-            let h = n.dot(&(p - tri.a));
-            if h * h > nearest.reach_squared * n.norm_squared() * PLANE_MARGIN + Real::MIN_POSITIVE
-            {
-                continue;
+            let (ab, ac) = (tri.b - tri.a, tri.c - tri.a);
+            let n = ab.cross(&ac);
+            let nn = n.norm_squared();
+            let edges = ab.norm_squared() * ac.norm_squared();
+            let trusted = nn > PLANE_SIN_SQUARED * edges
+                && (Real::MIN_POSITIVE / PLANE_SIN_SQUARED..=Real::MAX).contains(&edges);
+            if trusted {
+                let h = n.dot(&(p - tri.a));
+                if h * h > nearest.reach_squared * nn * PLANE_MARGIN + Real::MIN_POSITIVE {
+                    continue;
+                }
             }
             nearest.offer(p, &tri, lanes.id());
         }

@@ -472,3 +472,56 @@ fn tiny_distances_keep_the_nearest_triangle_and_an_inclusive_maximum() {
         Some(d)
     );
 }
+
+/// Needles (two vertices a hair apart) and slivers (smallest angle from
+/// 0.06° to 2°) among a few proper triangles, each with a point on it:
+/// a needle's `f32` normal is noise, and its plane had pruned the needle
+/// itself (the wrong triangle, or nothing within a limit), and the
+/// region tests cancelled on slivers (a point inside a window sill came
+/// out 0.05 from it). Every tree kind against both oracles, with and
+/// without a maximum distance.
+#[test]
+fn needles_and_slivers_keep_their_nearest_points() {
+    let mut rng = SplitMix(29);
+    let mut checked = 0;
+    for case in 0..300 {
+        let a = rng.point(5.0);
+        let along = rng.vector(-1.0, 1.0).normalize();
+        let side = along.cross(&rng.vector(-1.0, 1.0)).normalize();
+        let length = rng.range(0.5, 40.0);
+        let b = a + along * length;
+        let c = match case % 3 {
+            // A needle: c a hair from b.
+            0 => b + side * (length * 1e-7),
+            // Slivers of aspect 30 to 1,000.
+            _ => b + side * (length / [30.0, 100.0, 300.0, 1000.0][case % 4]),
+        };
+        let t = rng.range(0.0, 1.0);
+        let p = a + (b - a) * t + (c - b) * (t * rng.range(0.0, 1.0));
+        let mut triangles = vec![[a, b, c].map(|q| [q.x, q.y, q.z])];
+        for _ in 0..1 + case % 6 {
+            let q = p + rng.vector(-0.05, 0.05) * length;
+            let (r, s) = (q + rng.vector(-1.0, 1.0), q + rng.vector(-1.0, 1.0));
+            triangles.push([q, r, s].map(|q| [q.x, q.y, q.z]));
+        }
+        let mesh = triangle_soup(&triangles);
+        let answer = MeshTree::<Aabb>::new(mesh.clone())
+            .closest_point(p)
+            .expect("a nearest point");
+        check_accuracy(&mesh, &p, &answer);
+        check_mesh::<Aabb>("needles", &mesh, &[p], false);
+        check_mesh::<PackedObb>("needles", &mesh, &[p], false);
+        check_mesh::<Obb>("needles", &mesh, &[p], false);
+        check_mesh::<Sphere>("needles", &mesh, &[p], false);
+        check_mesh::<Kdop14>("needles", &mesh, &[p], false);
+        check_mesh::<Rss>("needles", &mesh, &[p], false);
+        let within = PointQuery::within(p, answer.distance * 2.0 + 0.01);
+        assert_eq!(
+            MeshTree::<Aabb>::new(mesh.clone()).closest_point(within),
+            brute_force(&mesh, &within),
+            "case {case}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 300);
+}
