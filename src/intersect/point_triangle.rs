@@ -16,7 +16,11 @@ use crate::shape::Triangle;
 
 /// Below this value of `sin²` of the triangle's smallest angle the Voronoi
 /// region tests are not trusted and the robust path runs (a dimensionless
-/// shape threshold, `sin θ < 10⁻³`, not a length).
+/// shape threshold, `sin θ < 0.1`, not a length). The region tests' face
+/// weights are differences of products of nearly proportional dot
+/// products on thin triangles: at `sin θ = 10⁻³` (the threshold until a
+/// hunt against `f64`) a point inside a window sill of aspect 400 came out
+/// 0.05 from it, and 5% of points on triangles of aspect 100 beyond `64 ε`.
 const SLIVER_SIN_SQUARED: Real = 1e-2;
 
 /// The point of a triangle closest to a query point.
