@@ -6,8 +6,8 @@
 //! their edges, and each normal crossed with its own edges (the in-plane
 //! axes that separate coplanar triangles; Möller 1997 treats that case
 //! apart), in `f64`. For a triangle without area (a segment or a point)
-//! those axes are not complete: there the first zero of the distance,
-//! convex in time, is found by search (to `f32` rounding). The contact point is the
+//! those axes are not complete, and the directions that separate flat
+//! and one-dimensional sets are added (`degenerate_axes`). The contact point is the
 //! fixed triangle's point nearest to the moving one at the contact time.
 
 use crate::intersect::triangle_distance;
@@ -39,9 +39,6 @@ pub fn sweep_triangle_triangle(
     let (ea, eb) = (edges(&a), edges(&b));
     let (na, nb) = (ea[0].cross(&ea[1]), eb[0].cross(&eb[1]));
     let size = |e: &[V64; 3]| e[0].norm() * e[1].norm();
-    if !(na.norm() > 1e-12 * size(&ea)) || !(nb.norm() > 1e-12 * size(&eb)) {
-        return sweep_degenerate(moving, motion, fixed);
-    }
     let mut axes = [(V64::zeros(), 0.0); 17];
     axes[0] = (na, size(&ea));
     axes[1] = (nb, size(&eb));
@@ -52,7 +49,15 @@ pub fn sweep_triangle_triangle(
         axes[11 + i] = (na.cross(&ea[i]), na.norm() * ea[i].norm());
         axes[14 + i] = (nb.cross(&eb[i]), nb.norm() * eb[i].norm());
     }
-    let (time, normal) = first_overlap(&axes, &d, 1.0, |l| interval(&a, l), |l| interval(&b, l))?;
+    let (pa, pb) = (|l: &V64| interval(&a, l), |l: &V64| interval(&b, l));
+    let (time, normal) = if !(na.norm() > 1e-12 * size(&ea)) || !(nb.norm() > 1e-12 * size(&eb)) {
+        let mut all = [(V64::zeros(), 0.0); 17 + DEGENERATE_AXES];
+        all[..17].copy_from_slice(&axes);
+        all[17..].copy_from_slice(&degenerate_axes(&ea, &eb, &na, &nb, &d));
+        first_overlap(&all, &d, 1.0, pa, pb)?
+    } else {
+        first_overlap(&axes, &d, 1.0, pa, pb)?
+    };
     // Where they touch: the fixed triangle's point nearest to the moved one.
     let shift = (d * time).cast::<Real>();
     let moved = Triangle::new(moving.a + shift, moving.b + shift, moving.c + shift);
@@ -69,82 +74,66 @@ pub fn sweep_triangle_triangle(
     })
 }
 
-/// The sweep when a triangle has no area (a segment or a point), where
-/// the axis set above is not complete: the first zero of the triangles'
-/// distance, which is convex in time, by a minimisation and a bisection
-/// (to `f32` rounding of the distance).
-fn sweep_degenerate(
-    moving: &Triangle,
-    motion: &Vector,
-    fixed: &Triangle,
-) -> Option<TriangleContact> {
-    let moved = |t: Real| {
-        let shift = motion * t;
-        Triangle::new(moving.a + shift, moving.b + shift, moving.c + shift)
+/// Axes that complete the set above when a triangle has no area (a
+/// segment or a point): the two sets' difference is then flat, a segment
+/// or a point, whose separating directions are not all face normals or
+/// edge products. Each triangle's normal crossed with the other's edges
+/// (a segment in the other's plane); for a segment the direction itself,
+/// and the two directions at right angles to it in and across the plane
+/// it spans with the motion (any two when they are parallel); for points
+/// the motion and two directions at right angles to it, and the world
+/// axes (two points and no motion). A superset of a
+/// complete set proves no false separation, so these serve every
+/// degenerate pair. (A search for the distance's first zero had stood
+/// here: a point crossing a face touches it for an instant, which no
+/// sample found, and 15% of such sweeps were missed.)
+fn degenerate_axes(
+    ea: &[V64; 3],
+    eb: &[V64; 3],
+    na: &V64,
+    nb: &V64,
+    d: &V64,
+) -> [(V64, f64); DEGENERATE_AXES] {
+    let mut axes = [(V64::zeros(), 0.0); DEGENERATE_AXES];
+    for i in 0..3 {
+        axes[2 * i] = (nb.cross(&ea[i]), nb.norm() * ea[i].norm());
+        axes[2 * i + 1] = (na.cross(&eb[i]), na.norm() * eb[i].norm());
+    }
+    let longest = |e: &[V64; 3]| {
+        (e.iter().copied())
+            .max_by(|x, y| x.norm_squared().total_cmp(&y.norm_squared()))
+            .unwrap_or_else(V64::zeros)
     };
-    let gap = |t: Real| triangle_distance(&moved(t), fixed).distance;
-    let contact = |time: Real| {
-        let at = triangle_distance(fixed, &moved(time));
-        Some(TriangleContact {
-            time,
-            point: at.p1,
-            normal: start_normal(fixed, &moved(time), motion),
-        })
+    // The unit axis least aligned with `v`, for a direction at right
+    // angles to it whatever else is parallel.
+    let across = |v: &V64| {
+        let k = v.iamin();
+        let mut u = V64::zeros();
+        u[k] = 1.0;
+        u
     };
-    if gap(0.0) <= 0.0 {
-        return contact(0.0);
+    for (k, e) in [longest(ea), longest(eb), *d].into_iter().enumerate() {
+        let (le, ld) = (e.norm(), d.norm());
+        let (plane, u) = (e.cross(d), across(&e));
+        let side = e.cross(&u);
+        axes[6 + 5 * k..11 + 5 * k].copy_from_slice(&[
+            (e, le),
+            (plane, le * ld),
+            (plane.cross(&e), le * le * ld),
+            (side, le),
+            (side.cross(&e), le * le),
+        ]);
     }
-    // Golden-section search for the least distance, stopping at the first
-    // sample in contact (a flat run of zeros would otherwise draw it to
-    // the run's edge), then bisection towards the start for the first zero.
-    const PHI: Real = 0.618_034;
-    let (mut lo, mut hi) = (0.0, 1.0);
-    let mut touching = None;
-    for _ in 0..40 {
-        let (a, b) = (hi - PHI * (hi - lo), lo + PHI * (hi - lo));
-        let (ga, gb) = (gap(a), gap(b));
-        if ga <= 0.0 || gb <= 0.0 {
-            touching = Some(if ga <= 0.0 { a } else { b });
-            break;
-        }
-        if ga <= gb {
-            hi = b;
-        } else {
-            lo = a;
-        }
+    // The world axes span every direction where all of the above vanish
+    // (two points, no motion).
+    for (k, axis) in [V64::x(), V64::y(), V64::z()].into_iter().enumerate() {
+        axes[21 + k] = (axis, 1.0);
     }
-    let at = touching.or_else(|| [lo, hi].into_iter().find(|&t| gap(t) <= 0.0))?;
-    let (mut before, mut after) = (0.0, at);
-    for _ in 0..40 {
-        let mid = 0.5 * (before + after);
-        if gap(mid) > 0.0 {
-            before = mid;
-        } else {
-            after = mid;
-        }
-    }
-    let mut result = contact(after)?;
-    // The normal is the offset between the two just before the contact:
-    // not at the bisection's last clear moment, where the gap is down to
-    // rounding and its direction noise (a flipped normal in about 1 of
-    // 130 degenerate sweeps), but at the first earlier moment whose gap
-    // stands well clear of rounding.
-    let scale = [moving, fixed]
-        .iter()
-        .flat_map(|t| t.vertices())
-        .map(|v| v.coords.amax())
-        .fold(motion.amax(), Real::max);
-    let clear = [1e-4, 1e-3, 1e-2, 1e-1]
-        .into_iter()
-        .map(|back| triangle_distance(fixed, &moved((before - back).max(0.0))))
-        .find(|gap| gap.distance > 1e-4 * scale)
-        .unwrap_or_else(|| triangle_distance(fixed, &moved(before)));
-    let offset = clear.p2 - clear.p1;
-    if offset.norm() > 0.0 {
-        result.normal = offset.normalize();
-    }
-    Some(result)
+    axes
 }
+
+/// How many axes [`degenerate_axes`] adds.
+const DEGENERATE_AXES: usize = 24;
 
 /// The normal for triangles already in contact: the fixed one's face
 /// normal towards the moving one's side (against the motion when that is
