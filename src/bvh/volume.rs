@@ -421,10 +421,14 @@ impl BoundingVolume for Sphere {
     }
 
     fn point_distance_squared(&self, p: &Point) -> Real {
-        // `max` keeps NaN out only for finite points; a NaN point gives NaN.
-        let outside = (p - self.center).norm() - self.radius;
+        // The distance to the centre in `f64`: in `f32` its square
+        // overflows for spheres of about 2e19 and more, and a point
+        // inside one was then infinitely far (the nearest triangle lost).
+        // A NaN point gives NaN.
+        let outside =
+            crate::math::distance_squared_wide(p, &self.center).sqrt() - f64::from(self.radius);
         if outside > 0.0 {
-            outside * outside
+            (outside * outside) as Real
         } else if outside.is_nan() {
             Real::NAN
         } else {

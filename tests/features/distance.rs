@@ -525,3 +525,27 @@ fn needles_and_slivers_keep_their_nearest_points() {
     }
     assert_eq!(checked, 300);
 }
+
+/// Every tree kind on a soup of 1e20 across, with points on and near it:
+/// a sphere tree's distance to a node's centre overflowed `f32` when
+/// squared, so a point inside its root sphere was infinitely far from it
+/// and 57 of 200 points got a triangle 2.6% of the scale away.
+#[test]
+fn every_tree_kind_keeps_nearest_points_at_1e20() {
+    let soup = TriMesh::random_soup(200, 1.0, 0.5, 11);
+    let vertices = (soup.vertices().iter())
+        .map(|v| Point::from(v.coords * 1e20))
+        .collect();
+    let mesh = TriMesh::new(vertices, soup.indices().to_vec()).unwrap();
+    let mut rng = SplitMix(3);
+    let points: Vec<Point> = (0..60)
+        .map(|k| {
+            mesh.triangle(TriangleId(k * 3)).centroid()
+                + rng.vector(-1.0, 1.0) * 2e19 * (k % 3) as Real
+        })
+        .collect();
+    check_mesh::<Aabb>("1e20", &mesh, &points, false);
+    check_mesh::<Sphere>("1e20", &mesh, &points, false);
+    check_mesh::<Obb>("1e20", &mesh, &points, false);
+    check_mesh::<Rss>("1e20", &mesh, &points, false);
+}
