@@ -113,6 +113,24 @@ pub struct TriangleDistance {
     pub distance: Real,
 }
 
+/// Below this `sin²` of its smallest angle a triangle's plane does not
+/// place a crossing (see [`triangle_distance_knowing`]).
+const SLIVER_PLANE: f64 = 1e-4;
+
+/// `sin²` of a triangle's smallest angle, in `f64` (0 for a degenerate
+/// one): how well its corners determine its plane.
+fn shape_quality(t: &Triangle) -> f64 {
+    let [a, b, c] = t.vertices().map(|p| p.coords.cast::<f64>());
+    let (ab, ac, bc) = (b - a, c - a, c - b);
+    let [lab, lac, lbc] = [ab, ac, bc].map(|e| e.norm_squared());
+    let longest_pair = (lab * lac).max(lab * lbc).max(lac * lbc);
+    if longest_pair > 0.0 {
+        ab.cross(&ac).norm_squared() / longest_pair
+    } else {
+        0.0
+    }
+}
+
 /// The distance between two triangles and a closest pair of points.
 /// Degenerate triangles are the segment or point they span: at distance 0
 /// where such a segment crosses the other triangle. NaN input gives a
@@ -150,11 +168,33 @@ pub(crate) fn triangle_distance_knowing(
     if overlapping || needle || t1.is_degenerate() || t2.is_degenerate() {
         // An edge of one crosses the other, unless the two are coplanar
         // and one lies inside the other (then the candidates below find a
-        // vertex on the other's face).
-        for (edges, other) in [(&e1, t2), (&e2, t1)] {
+        // vertex on the other's face). The thinner triangle's edges go
+        // first: a crossing's point comes from the other's plane, which a
+        // needle's noise normal puts anywhere along the crossing edge (a
+        // point 5e-3 off a needle, where its own edge crossed the other's
+        // face exactly).
+        let order = if shape_quality(t1) < shape_quality(t2) {
+            [(&e1, t2, &e2), (&e2, t1, &e1)]
+        } else {
+            [(&e2, t1, &e1), (&e1, t2, &e2)]
+        };
+        for (edges, other, other_edges) in order {
             for edge in edges {
                 if let Some(hit) = segment_triangle(edge, other) {
-                    let at = edge.a + (edge.b - edge.a) * hit.t;
+                    // Crossing a sliver (the other has no edge through this
+                    // one's face), the edge's point nearest the sliver's
+                    // edges, not the plane's noise.
+                    let at = if shape_quality(other) < SLIVER_PLANE {
+                        (other_edges.iter())
+                            .map(|o| closest_points_segments(edge, o))
+                            .min_by(|x, y| {
+                                let gap = |c: &SegmentClosestPoints| (c.c1 - c.c2).norm_squared();
+                                gap(x).total_cmp(&gap(y))
+                            })
+                            .map_or(edge.a, |c| c.c1)
+                    } else {
+                        edge.a + (edge.b - edge.a) * hit.t
+                    };
                     return TriangleDistance {
                         p1: at,
                         p2: at,

@@ -1545,3 +1545,45 @@ fn triangle_sphere_with_degenerate_or_non_finite_input() {
         &Sphere::new(p(0.0, 0.0, 0.0), 1.0)
     ));
 }
+
+/// A needle (two corners 1e-7 apart) crossing a proper triangle: their
+/// common point lies on both. Tried with the proper triangle's edges
+/// first, the crossing came from the needle's noise plane, anywhere along
+/// the proper edge (5e-3 off the needle).
+#[test]
+fn needles_through_faces_meet_them_at_a_common_point() {
+    use boxtree::intersect::triangle_distance;
+    use common::exact64::{p64, point_triangle};
+    let mut rng = SplitMix(23);
+    for case in 0..2000 {
+        let face = Triangle::new(rng.point(1.0), rng.point(1.0), rng.point(1.0));
+        if face.scaled_normal().norm() < 0.1 {
+            continue;
+        }
+        // Through the face, or through its edge ab (where the face's edge
+        // crosses the needle's sliver of area).
+        let through = if case % 2 == 0 {
+            face.point_at(rng.range(0.1, 0.4), rng.range(0.1, 0.4))
+        } else {
+            face.point_at(rng.range(0.2, 0.8), 0.0)
+        };
+        let along = rng.vector(-1.0, 1.0);
+        let (a, b) = (through - along, through + along * rng.range(0.5, 1.0));
+        let needle = Triangle::new(a, b, b + rng.vector(-1e-7, 1e-7));
+        for (t1, t2) in [(face, needle), (needle, face)] {
+            let d = triangle_distance(&t1, &t2);
+            // They meet, up to the rounding of the needle's corners; the
+            // distance within the routine's `64 ε` of the coordinates.
+            let tolerance = 64.0 * f64::from(Real::EPSILON) * 2.0;
+            assert!(
+                f64::from(d.distance) <= tolerance,
+                "case {case}: {}",
+                d.distance
+            );
+            for (t, p) in [(t1, d.p1), (t2, d.p2)] {
+                let off = point_triangle(p64(&p), t.vertices().map(|v| p64(&v)));
+                assert!(off <= tolerance, "case {case}: {p:?} is {off} off {t:?}");
+            }
+        }
+    }
+}
