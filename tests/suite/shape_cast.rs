@@ -1208,6 +1208,14 @@ fn points_and_segments_sweeping_through_faces_are_found() {
             close(got.time, crossing(start)),
             "{got:?}, {fixed:?} {start:?} {motion:?}"
         );
+        // The normal points from the face towards the point's side: the
+        // face's normal, against the motion.
+        let unit_n = n.normalize();
+        assert!(
+            (got.normal.dot(&unit_n).abs() - 1.0).abs() < 1e-4,
+            "{got:?}"
+        );
+        assert!(got.normal.dot(&motion) < 0.0, "{got:?}");
         let back = sweep_triangle_triangle(&fixed, &-motion, &point).expect("the other way");
         assert!(close(back.time, crossing(start)));
         let other = start + rng.vector(-0.01, 0.01);
