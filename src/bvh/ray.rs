@@ -70,15 +70,16 @@ impl TraversalRay {
     #[inline(always)]
     pub fn new(ray: &Ray) -> Self {
         let inverse_direction = ray.direction.map(|d| 1.0 / d);
+        // Sign of the reciprocal, so that −0 counts as negative: then the
+        // near plane's distance is −∞ or NaN, both harmless below.
+        let negative = [0, 1, 2].map(|i| inverse_direction[i] < 0.0);
         TraversalRay {
             origin: ray.origin,
             direction: ray.direction,
             inverse_direction,
-            // Sign of the reciprocal, so that −0 counts as negative: then the
-            // near plane's distance is −∞ or NaN, both harmless below.
-            negative: [0, 1, 2].map(|i| inverse_direction[i] < 0.0),
+            negative,
             far_inverse: inverse_direction * FAR_INVERSE_PADDING,
-            rows: SlabRows::new([0, 1, 2].map(|i| inverse_direction[i] < 0.0)),
+            rows: SlabRows::new(negative),
         }
     }
 

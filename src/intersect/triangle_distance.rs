@@ -117,20 +117,6 @@ pub struct TriangleDistance {
 /// place a crossing (see [`triangle_distance_knowing`]).
 const SLIVER_PLANE: f64 = 1e-4;
 
-/// `sin²` of a triangle's smallest angle, in `f64` (0 for a degenerate
-/// one): how well its corners determine its plane.
-fn shape_quality(t: &Triangle) -> f64 {
-    let [a, b, c] = t.vertices().map(|p| p.coords.cast::<f64>());
-    let (ab, ac, bc) = (b - a, c - a, c - b);
-    let [lab, lac, lbc] = [ab, ac, bc].map(|e| e.norm_squared());
-    let longest_pair = (lab * lac).max(lab * lbc).max(lac * lbc);
-    if longest_pair > 0.0 {
-        ab.cross(&ac).norm_squared() / longest_pair
-    } else {
-        0.0
-    }
-}
-
 /// The distance between two triangles and a closest pair of points.
 /// Degenerate triangles are the segment or point they span: at distance 0
 /// where such a segment crosses the other triangle. NaN input gives a
@@ -173,18 +159,22 @@ pub(crate) fn triangle_distance_knowing(
         // needle's noise normal puts anywhere along the crossing edge (a
         // point 5e-3 off a needle, where its own edge crossed the other's
         // face exactly).
-        let order = if shape_quality(t1) < shape_quality(t2) {
-            [(&e1, t2, &e2), (&e2, t1, &e1)]
+        let (q1, q2) = (
+            t1.smallest_angle_sin_squared(),
+            t2.smallest_angle_sin_squared(),
+        );
+        let order = if q1 < q2 {
+            [(&e1, t2, &e2, q2), (&e2, t1, &e1, q1)]
         } else {
-            [(&e2, t1, &e1), (&e1, t2, &e2)]
+            [(&e2, t1, &e1, q1), (&e1, t2, &e2, q2)]
         };
-        for (edges, other, other_edges) in order {
+        for (edges, other, other_edges, other_quality) in order {
             for edge in edges {
                 if let Some(hit) = segment_triangle(edge, other) {
                     // Crossing a sliver (the other has no edge through this
                     // one's face), the edge's point nearest the sliver's
                     // edges, not the plane's noise.
-                    let at = if shape_quality(other) < SLIVER_PLANE {
+                    let at = if other_quality < SLIVER_PLANE {
                         (other_edges.iter())
                             .map(|o| closest_points_segments(edge, o))
                             .min_by(|x, y| {

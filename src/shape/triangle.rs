@@ -77,6 +77,19 @@ impl Triangle {
         (b - a).cross(&(c - a))
     }
 
+    /// `sin²` of the triangle's smallest angle, in `f64` (0 for a
+    /// degenerate one): how well its corners determine its plane. The
+    /// normal's length over the product of the two longest edges.
+    pub(crate) fn smallest_angle_sin_squared(&self) -> f64 {
+        let [lab, lbc, lca] = self.edges().map(|e| e.cast::<f64>().norm_squared());
+        let longest_pair = (lab * lca).max(lab * lbc).max(lca * lbc);
+        if longest_pair > 0.0 {
+            self.scaled_normal_wide().norm_squared() / longest_pair
+        } else {
+            0.0
+        }
+    }
+
     /// True when the triangle has zero area: its vertices are collinear in floating point.
     #[must_use]
     pub fn is_degenerate(&self) -> bool {
