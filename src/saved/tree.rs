@@ -138,14 +138,14 @@ impl<V: SavedVolume> MeshTree<V> {
         let mut w = header(TREE, V::KIND);
         write_mesh(&mut w, self.mesh());
         let triangles = self.leaf_ray_triangles(0, self.mesh().len() as u32);
-        let nodes: Vec<(Node<V>, V)> = (self.bvh().nodes().iter().copied())
-            .zip(V::saved_volumes(self.bvh(), triangles))
-            .collect();
-        w.words(&nodes, |(n, volume): &(Node<V>, V), out| {
-            volume.words(out);
-            let (first, count) = n.raw();
-            out.extend([first, count]);
-        });
+        w.words(
+            &V::saved_nodes(self.bvh(), triangles),
+            |n: &Node<V>, out| {
+                n.volume.words(out);
+                let (first, count) = n.raw();
+                out.extend([first, count]);
+            },
+        );
         w.words(self.bvh().leaf_order(), |&t, out| out.push(t));
         let wide: &[_] = self.wide().map_or(&[], |w| w.nodes());
         w.words(wide, WideLayout::saved_words);

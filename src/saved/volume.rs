@@ -1,5 +1,7 @@
 //! Bounding volumes as words in a saved file.
 
+use std::borrow::Cow;
+
 use crate::bounding_volume::{Aabb, Obb, PackedObb};
 use crate::bvh::{BoundingVolume, Bvh, Node, NodeId, NodeKind, ValidationError};
 use crate::intersect::TriangleLanes;
@@ -70,16 +72,16 @@ pub trait SavedVolume: BoundingVolume + sealed::Sealed {
         Ok(())
     }
 
-    /// The volumes to save, in node order, so that [`SavedVolume::settle`]
-    /// accepts them: each node's, grown where a vertex below it lies
-    /// outside as `Obb::contains_point` decides. Built boxes never are; a
-    /// refit (`MeshTree::set_vertices`) fits a parent to its children's
-    /// rounded corners, which can leave a vertex out by an ulp, and its
-    /// tree then saved bytes its own load refused. O(n · depth), as the
-    /// load's check.
+    /// The nodes to save, so that [`SavedVolume::settle`] accepts them:
+    /// the tree's own, unless a vertex lies outside a node's volume as
+    /// `Obb::contains_point` decides; then a copy with those volumes
+    /// grown. Built boxes never need it; a refit (`MeshTree::set_vertices`)
+    /// fits a parent to its children's rounded corners, which can leave a
+    /// vertex out by an ulp, and its tree then saved bytes its own load
+    /// refused. O(n · depth), as the load's check.
     #[doc(hidden)]
     #[allow(private_interfaces)]
-    fn saved_volumes(bvh: &Bvh<Self>, triangles: &[TriangleLanes]) -> Vec<Self>;
+    fn saved_nodes<'a>(bvh: &'a Bvh<Self>, triangles: &[TriangleLanes]) -> Cow<'a, [Node<Self>]>;
 }
 
 /// Per node, the run of the leaf order below it, `(first, count)`: one
@@ -109,44 +111,40 @@ fn subtree_runs<V: BoundingVolume>(nodes: &[Node<V>]) -> Result<Vec<(u32, u32)>,
     Ok(ranges)
 }
 
-/// [`SavedVolume::saved_volumes`] for the oriented kinds: each box's
+/// [`SavedVolume::saved_nodes`] for the oriented kinds: each box's
 /// half-extents raised to the largest `|to_local(v)|` of the vertices below
 /// it, the very values `Obb::contains_point` compares, so every vertex
 /// passes (`regrown` replaces a volume's half-extents). A tree whose
 /// subtrees are not runs (none this crate makes) is saved as it is, and
 /// its load says why.
-fn grown_to_hold<V: SavedVolume>(
-    bvh: &Bvh<V>,
+fn grown_to_hold<'a, V: SavedVolume>(
+    bvh: &'a Bvh<V>,
     triangles: &[TriangleLanes],
     regrown: impl Fn(&V, Vector) -> V,
-) -> Vec<V> {
+) -> Cow<'a, [Node<V>]> {
     let nodes = bvh.nodes();
     let Ok(ranges) = subtree_runs(nodes) else {
-        return nodes.iter().map(|n| n.volume).collect();
+        return Cow::Borrowed(nodes);
     };
-    nodes
-        .iter()
-        .zip(ranges)
-        .map(|(node, (first, count))| {
-            let volume = node.volume.oriented_box();
-            let mut half_extents = volume.half_extents;
-            for t in &triangles[first as usize..(first + count) as usize] {
-                for v in t.triangle().vertices() {
-                    let local = volume.to_local(&v);
-                    for axis in 0..3 {
-                        if !(local[axis].abs() <= half_extents[axis]) {
-                            half_extents[axis] = local[axis].abs();
-                        }
+    let mut saved = Cow::Borrowed(nodes);
+    for (index, (first, count)) in ranges.into_iter().enumerate() {
+        let volume = nodes[index].volume.oriented_box();
+        let mut half_extents = volume.half_extents;
+        for t in &triangles[first as usize..(first + count) as usize] {
+            for v in t.triangle().vertices() {
+                let local = volume.to_local(&v);
+                for axis in 0..3 {
+                    if !(local[axis].abs() <= half_extents[axis]) {
+                        half_extents[axis] = local[axis].abs();
                     }
                 }
             }
-            if half_extents == volume.half_extents {
-                node.volume
-            } else {
-                regrown(&node.volume, half_extents)
-            }
-        })
-        .collect()
+        }
+        if half_extents != volume.half_extents {
+            saved.to_mut()[index].volume = regrown(&nodes[index].volume, half_extents);
+        }
+    }
+    saved
 }
 
 fn finite(w: &[u32]) -> bool {
@@ -186,8 +184,8 @@ impl SavedVolume for Aabb {
     fn words(&self, _out: &mut Vec<u32>) {}
 
     #[allow(private_interfaces)]
-    fn saved_volumes(bvh: &Bvh<Self>, _triangles: &[TriangleLanes]) -> Vec<Self> {
-        bvh.nodes().iter().map(|n| n.volume).collect()
+    fn saved_nodes<'a>(bvh: &'a Bvh<Self>, _: &[TriangleLanes]) -> Cow<'a, [Node<Self>]> {
+        Cow::Borrowed(bvh.nodes())
     }
 
     /// An empty box, refitted before any query can run.
@@ -213,7 +211,7 @@ impl SavedVolume for Obb {
     }
 
     #[allow(private_interfaces)]
-    fn saved_volumes(bvh: &Bvh<Self>, triangles: &[TriangleLanes]) -> Vec<Self> {
+    fn saved_nodes<'a>(bvh: &'a Bvh<Self>, triangles: &[TriangleLanes]) -> Cow<'a, [Node<Self>]> {
         grown_to_hold(bvh, triangles, |obb, half_extents| Obb {
             half_extents,
             ..*obb
@@ -255,7 +253,7 @@ impl SavedVolume for PackedObb {
     }
 
     #[allow(private_interfaces)]
-    fn saved_volumes(bvh: &Bvh<Self>, triangles: &[TriangleLanes]) -> Vec<Self> {
+    fn saved_nodes<'a>(bvh: &'a Bvh<Self>, triangles: &[TriangleLanes]) -> Cow<'a, [Node<Self>]> {
         grown_to_hold(bvh, triangles, |packed, half_extents| {
             PackedObb::new(packed.center, half_extents, packed.rotation())
         })
