@@ -7,10 +7,13 @@
 //! far (or the caller's maximum).
 //! Leaves answer with the exact closest point of each triangle (Ericson,
 //! *Real-Time Collision Detection* §5.1.5, degenerate triangles as the
-//! segment or point they span). Volumes are compared with a slack relative
-//! to the coordinates, as the raycasts' pruning is, so a triangle tied with
-//! the best within rounding is still looked at and ties go to the lower
-//! triangle id whatever the tree's shape.
+//! segment or point they span). Volumes are compared with a slack of a few
+//! ulps of the best distance and of the mesh's coordinates (of the point's
+//! too where a volume projects it), so a triangle tied with the best within
+//! rounding is still looked at and ties go to the lower triangle id whatever
+//! the tree's shape. Points far from a mesh, relative to its size, still
+//! visit much of it: `f32` box distances cannot tell its triangles apart
+//! there (a 100 m terrain from 1e8 m: every triangle).
 
 use crate::bvh::{
     ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, WideChild, WideLayout, WideNode,
@@ -117,22 +120,42 @@ struct Nearest {
     /// for subnormal squares, which pruned the nearest triangle 1e-22 from
     /// the point) cannot hold a better answer.
     reach_squared: Real,
-    /// Added to distances before squaring `reach_squared`.
-    slack: Real,
+    /// Added to distances (after [`RELATIVE_SLACK`]) before squaring
+    /// `reach_squared`.
+    absolute_slack: Real,
     max_distance: Real,
 }
 
+/// How much farther than the best distance a volume may seem and still be
+/// visited, relative to that distance: an `f32` box distance is off by
+/// about `2.5u` of itself (one rounding per axis difference, the squares
+/// and their sum), so `8u` keeps every box that may hold a triangle as
+/// near as the best. Relative, not of the coordinates: a point `1e5` from
+/// a mesh prunes by `5e-3` instead of `1.5`, as a slack of its
+/// coordinates did (a hunt timed such points at 50 times the usual cost).
+const RELATIVE_SLACK: Real = 4.0 * Real::EPSILON;
+
 impl Nearest {
-    fn new(query: &PointQuery, coordinate_scale: Real) -> Self {
-        // Distances carry errors of a few ulps of the coordinates involved.
-        let slack = 64.0 * Real::EPSILON * (query.point.coords.amax() + coordinate_scale);
-        let reach = query.max_distance + slack;
-        Nearest {
+    /// `absolute_slack` covers what is not relative to the distance: a
+    /// closest point is rounded by up to about `30u` of the triangle's
+    /// coordinates, and a plane's distance by about `60u` of them (its
+    /// normal's direction, see `nearest_in_leaf`); volumes whose distance
+    /// projects the point itself (k-DOPs) add a few `u` of its coordinates.
+    fn new(query: &PointQuery, absolute_slack: Real) -> Self {
+        let mut nearest = Nearest {
             found: None,
-            reach_squared: squared_reach(reach),
-            slack,
+            reach_squared: 0.0,
+            absolute_slack,
             max_distance: query.max_distance,
-        }
+        };
+        nearest.reach_squared = squared_reach(nearest.reach(query.max_distance));
+        nearest
+    }
+
+    /// The distance up to which volumes are visited when `distance` is the best.
+    #[inline(always)]
+    fn reach(&self, distance: Real) -> Real {
+        distance * (1.0 + RELATIVE_SLACK) + self.absolute_slack
     }
 
     /// Keeps the triangle's closest point if it beats the best so far
@@ -152,8 +175,7 @@ impl Nearest {
         if !(distance <= self.max_distance) {
             return;
         }
-        let reach = distance + self.slack;
-        self.reach_squared = self.reach_squared.min(squared_reach(reach));
+        self.reach_squared = self.reach_squared.min(squared_reach(self.reach(distance)));
         self.found = Some((
             d2,
             PointProjection {
@@ -274,7 +296,10 @@ impl<V: BoundingVolume> MeshTree<V> {
             return None;
         }
         let p = &query.point;
-        let mut nearest = Nearest::new(query, self.coordinate_scale());
+        // Any volume: some (k-DOPs) project the point itself, so its
+        // coordinates count too.
+        let absolute = 64.0 * Real::EPSILON * (p.coords.amax() + self.coordinate_scale());
+        let mut nearest = Nearest::new(query, absolute);
         let mut current = (NodeId::ROOT, bvh.root_volume().point_distance_squared(p));
         loop {
             let (id, d2) = current;
@@ -325,7 +350,9 @@ impl<V: BoundingVolume> MeshTree<V> {
         // the children that stay in reach are asked for as soon as they
         // are known (the nearest is read next, the others after it).
         let prefetch = wide.outgrows_cache();
-        let mut nearest = Nearest::new(query, self.coordinate_scale());
+        // Box distances are relative to themselves: only the triangles'
+        // coordinates count.
+        let mut nearest = Nearest::new(query, 64.0 * Real::EPSILON * self.coordinate_scale());
         let mut items = stack_items();
         // (wide node, 0, d²) or (first leaf position, count ≥ 1, d²).
         let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
