@@ -159,7 +159,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         // Every answer given without a descent is `Visible` but for invalid
         // input, so this cheap pass leaves the stream only the descents.
         for (answer, target) in out.iter_mut().zip(targets) {
-            *answer = if ends_are_finite(eye, target) {
+            *answer = if sight_is_valid(eye, target, options) {
                 Visibility::Visible
             } else {
                 Visibility::Invalid
@@ -275,9 +275,7 @@ pub(crate) fn sight_span<B>(
     target: &Point,
     options: &SightOptions,
 ) -> Result<RaySpan, Visibility<B>> {
-    // A NaN margin has no meaning; `max(0.0)` below would read it as 0.
-    let margins = [options.ignore_near_eye, options.ignore_near_target];
-    if !ends_are_finite(eye, target) || margins.iter().any(|m| m.is_nan()) {
+    if !sight_is_valid(eye, target, options) {
         return Err(Visibility::Invalid);
     }
     let segment = Segment::new(*eye, *target);
@@ -292,6 +290,14 @@ pub(crate) fn sight_span<B>(
         t_max,
         ..RaySpan::segment(&segment)
     })
+}
+
+/// False for input that has no answer ([`Visibility::Invalid`]): a
+/// non-finite eye or target, or a NaN margin (which `max(0.0)` would read
+/// as 0). The batches' interleaved path answers from it without a descent.
+fn sight_is_valid(eye: &Point, target: &Point, options: &SightOptions) -> bool {
+    let margins = [options.ignore_near_eye, options.ignore_near_target];
+    ends_are_finite(eye, target) && !margins.iter().any(|m| m.is_nan())
 }
 
 /// False when the eye or the target has a NaN or infinite coordinate (or

@@ -666,6 +666,22 @@ fn batches_match_single_queries<V: BoundingVolume>(tree: &MeshTree<V>, mesh: &Tr
         assert!(expected.iter().all(|v| v.blocker().is_none()));
         tree.line_of_sight_many(&eye, &targets, &nothing_left, Threads::Current, &mut out);
         assert_eq!(out, expected);
+        // A NaN margin has no answer, on every path (the interleaved one had
+        // answered `Visible` without a descent).
+        for nan in [
+            SightOptions::default().with_endpoint_margins(Real::NAN, 0.0),
+            SightOptions::default().with_endpoint_margins(0.0, Real::NAN),
+        ] {
+            tree.line_of_sight_many(&eye, &targets, &nan, Threads::Current, &mut out);
+            assert!(out.iter().all(|&v| v == Visibility::Invalid));
+            assert_eq!(
+                out,
+                targets
+                    .iter()
+                    .map(|t| tree.line_of_sight(&eye, t, &nan))
+                    .collect::<Vec<_>>()
+            );
+        }
         if count > 100 {
             let kinds = |v: Visibility| {
                 one_by_one
