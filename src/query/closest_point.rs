@@ -205,7 +205,12 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// (so tiny and huge meshes keep them apart); against an `f64`
     /// evaluation they agree to a few ulps of the coordinates
     /// (`tests/features/distance.rs`), from 1e-30 to 1e19 and beyond. A
-    /// distance beyond `f32::MAX` (a point about 2e38 away) is `+∞`.
+    /// distance beyond `f32::MAX` (a point about 2e38 away) is `+∞`. So a
+    /// point lying on the surface is found at the distance of that
+    /// rounding (about 3e-8 on a unit cube), not 0: a maximum distance of
+    /// 0 may find nothing, and a tolerance of `64 ε` times the largest
+    /// coordinate finds it ([`ClosedMesh::signed_distance`](crate::ClosedMesh::signed_distance)
+    /// decides such points exactly).
     #[must_use]
     pub fn closest_point(&self, query: impl Into<PointQuery>) -> Option<PointProjection> {
         let query = query.into();

@@ -18,7 +18,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use crate::bvh::BoundingVolume;
-use crate::math::{Real, Vector};
+use crate::exact;
+use crate::math::{Point, Real, Vector};
 use crate::mesh::TriangleId;
 use crate::query::{MeshTree, PointProjection, PointQuery};
 
@@ -191,11 +192,25 @@ impl<V: BoundingVolume> MeshTree<V> {
 impl<V: BoundingVolume> ClosedMesh<'_, V> {
     /// The signed distance of `query`'s point (negative inside, 0 on the
     /// surface) with its nearest surface point; `None` as for
-    /// [`MeshTree::closest_point`] (NaN input, nothing within the maximum).
+    /// [`MeshTree::closest_point`] (NaN input, nothing within the maximum,
+    /// which for a point on the surface must allow the nearest point's
+    /// rounding). A point lying exactly on the nearest triangle found
+    /// (exact predicates) is its own nearest point: distance and sign 0.
     #[must_use]
     pub fn signed_distance(&self, query: impl Into<PointQuery>) -> Option<SignedDistance> {
         let query = query.into();
         let projection = self.tree.closest_point(query)?;
+        if self.lies_on_triangle(&query.point, &projection) {
+            let projection = PointProjection {
+                point: query.point,
+                distance: 0.0,
+                ..projection
+            };
+            return Some(SignedDistance {
+                signed: 0.0,
+                projection,
+            });
+        }
         let normal = self.pseudo_normal(&projection);
         let outward = normal.dot(&(query.point - projection.point));
         let signed = if outward < 0.0 {
@@ -209,8 +224,23 @@ impl<V: BoundingVolume> ClosedMesh<'_, V> {
     /// True when the point lies inside the closed surface or on it; false
     /// for NaN or infinite input.
     #[must_use]
-    pub fn contains(&self, point: &crate::math::Point) -> bool {
+    pub fn contains(&self, point: &Point) -> bool {
         self.signed_distance(point).is_some_and(|d| d.signed <= 0.0)
+    }
+
+    /// True when `point` lies exactly on the nearest triangle found (by
+    /// exact predicates), asked only when that triangle is within the
+    /// rounding of a closest point: a point on a face comes out about one
+    /// ulp beside itself, along the face, and that offset is at right
+    /// angles to the pseudo-normal, so its sign would be noise (a third of
+    /// the points on a cube's face read as outside).
+    fn lies_on_triangle(&self, point: &Point, projection: &PointProjection) -> bool {
+        let rounding = 64.0 * Real::EPSILON * self.tree.coordinate_scale();
+        if !(projection.distance <= rounding) {
+            return false;
+        }
+        let [a, b, c] = self.tree.mesh().triangle(projection.triangle).vertices();
+        exact::orient3d(&a, &b, &c, point) == 0.0 && exact::in_closed_triangle(&a, &b, &c, point)
     }
 
     /// The pseudo-normal of the feature the nearest point lies on: a

@@ -175,6 +175,61 @@ fn points_on_vertices_edges_and_faces_are_on_the_surface() {
 }
 
 #[test]
+fn points_exactly_on_a_face_are_on_the_surface() {
+    // Points whose `f32` coordinates lie exactly on a face: their computed
+    // nearest point is about one ulp beside them, along the face, so the
+    // pseudo-normal alone signed a third of them as outside (+4e-8).
+    let cube = MeshTree::<Aabb>::new(TriMesh::cuboid(
+        Point::new(-1.0, -1.0, -1.0),
+        Point::new(1.0, 1.0, 1.0),
+    ));
+    // An octahedron |x| + |y| + |z| = 1: tilted faces that dyadic points
+    // (multiples of 2^-12 summing to 1) meet exactly.
+    let corners = [
+        Point::new(1.0, 0.0, 0.0),
+        Point::new(-1.0, 0.0, 0.0),
+        Point::new(0.0, 1.0, 0.0),
+        Point::new(0.0, -1.0, 0.0),
+        Point::new(0.0, 0.0, 1.0),
+        Point::new(0.0, 0.0, -1.0),
+    ];
+    let mut faces = Vec::new();
+    for (x, y, z) in [(0, 2, 4), (2, 1, 4), (1, 3, 4), (3, 0, 4)] {
+        faces.push([x, y, z]);
+        faces.push([y, x, 5]);
+    }
+    let octahedron = MeshTree::<Aabb>::new(TriMesh::new(corners.to_vec(), faces).expect("valid"));
+    let (cube, octahedron) = (
+        cube.closed().expect("closed"),
+        octahedron.closed().expect("closed"),
+    );
+    let mut rng = SplitMix(17);
+    for _ in 0..2000 {
+        let on_cube = Point::new(1.0, rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+        let cells = 4096.0;
+        let (i, j) = (
+            (rng.range(0.0, 1.0) * cells).floor(),
+            (rng.range(0.0, 1.0) * cells).floor(),
+        );
+        let (i, j) = (i.min(cells - j), j);
+        let sign = |b: bool| if b { 1.0 } else { -1.0 };
+        let (sx, sy, sz) = (
+            sign(rng.range(0.0, 1.0) < 0.5),
+            sign(rng.range(0.0, 1.0) < 0.5),
+            sign(rng.range(0.0, 1.0) < 0.5),
+        );
+        let on_octahedron =
+            Point::new(sx * i / cells, sy * j / cells, sz * (cells - i - j) / cells);
+        for (closed, p) in [(&cube, on_cube), (&octahedron, on_octahedron)] {
+            let d = closed.signed_distance(p).expect("finite");
+            assert_eq!(d.signed, 0.0, "{p:?}: {d:?}");
+            assert_eq!((d.projection.point, d.projection.distance), (p, 0.0));
+            assert!(closed.contains(&p), "{p:?}");
+        }
+    }
+}
+
+#[test]
 fn surfaces_without_an_inside_are_refused_with_the_edge() {
     let open = MeshTree::<Aabb>::new(TriMesh::terrain(4, 1.0, 0.2, 1));
     assert!(matches!(open.closed(), Err(SurfaceError::OpenEdge { .. })));
