@@ -632,11 +632,11 @@ impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
         );
         // A's vertex in B's frame: R_abᵀ (p − T_ab).
         let a_in_b = sample_vertex(self.tree.mesh()).map(|p| r.tr_mul(&(p - t)));
-        if a_in_b.is_some_and(|p| winding_number(other.tree.mesh(), &p).abs() >= 0.5) {
+        if a_in_b.is_some_and(|p| encloses(other.tree, &p)) {
             return Contact::Contained { inner: Which::A };
         }
         let b_in_a = sample_vertex(other.tree.mesh()).map(|p| r * p + t);
-        if b_in_a.is_some_and(|p| winding_number(self.tree.mesh(), &p).abs() >= 0.5) {
+        if b_in_a.is_some_and(|p| encloses(self.tree, &p)) {
             return Contact::Contained { inner: Which::B };
         }
         Contact::Separate
@@ -649,6 +649,21 @@ fn is_finite_pose(pose: &Isometry) -> bool {
         .iter()
         .chain(pose.rotation.coords.iter())
         .all(|x| x.is_finite())
+}
+
+/// Whether the mesh's winding number at `p` (its frame) is at least ½ in
+/// size. Only asked inside the root volume's box: outside it a plane
+/// separates `p` from every triangle, so they span less than a half sphere
+/// of directions and the number stays below ½, open meshes included
+/// (meshes 100 apart had spent 13 ms on a 328k-triangle sum).
+fn encloses<V: BoundingVolume>(tree: &MeshTree<V>, p: &nalgebra::Vector3<f64>) -> bool {
+    if tree.bvh().triangle_count() == 0 {
+        return false;
+    }
+    let bounds = tree.bvh().root_volume().to_aabb();
+    let inside =
+        (0..3).all(|k| f64::from(bounds.min[k]) <= p[k] && p[k] <= f64::from(bounds.max[k]));
+    inside && winding_number(tree.mesh(), p).abs() >= 0.5
 }
 
 /// The first vertex of the first non-degenerate triangle, in `f64`.

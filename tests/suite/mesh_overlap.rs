@@ -744,6 +744,67 @@ fn mesh_inside_another_is_not_a_surface_overlap_but_is_contained() {
     assert!(matches!(across.contact(&po), Contact::Touching(_)));
 }
 
+/// The generalised winding number of `mesh` at `p`, in `f64`: the sum of
+/// its triangles' solid angles over 4π (van Oosterom and Strackee's formula).
+fn winding_number(mesh: &TriMesh, p: &Point) -> f64 {
+    let p = p.cast::<f64>();
+    let mut total = 0.0;
+    for t in mesh.triangles() {
+        let [a, b, c] = [t.a, t.b, t.c].map(|v| v.cast::<f64>() - p);
+        let (la, lb, lc) = (a.norm(), b.norm(), c.norm());
+        let numerator = a.dot(&b.cross(&c));
+        let denominator = la * lb * lc + a.dot(&b) * lc + b.dot(&c) * la + c.dot(&a) * lb;
+        total += 2.0 * numerator.atan2(denominator);
+    }
+    total / (4.0 * std::f64::consts::PI)
+}
+
+#[test]
+fn containment_skips_only_winding_numbers_below_one_half() {
+    // `contact` sums a winding number only where the sampled vertex lies in
+    // the other mesh's root box. An open cup (an icosphere's upper half)
+    // wraps points near and beyond its rim without enclosing them; a tiny
+    // cube at random places about it must be classed as the whole sum says.
+    let ball = TriMesh::icosphere(Point::origin(), 1.0, 3);
+    let cup_faces: Vec<[u32; 3]> = ball
+        .indices()
+        .iter()
+        .copied()
+        .filter(|t| t.iter().all(|&i| ball.vertices()[i as usize].z >= -1e-6))
+        .collect();
+    let cup = TriMesh::new(ball.vertices().to_vec(), cup_faces).expect("cup");
+    let cube = TriMesh::cuboid(
+        Point::new(-0.01, -0.01, -0.01),
+        Point::new(0.01, 0.01, 0.01),
+    );
+    let (c, k) = (aabb_tree(&cup), obb_tree(&cube));
+    let sample = cube.triangles().next().expect("a triangle").a;
+    let mut rng = SplitMix(23);
+    let mut classes = [0usize; 3];
+    for _ in 0..3000 {
+        let at = Vector::new(
+            rng.range(-1.3, 1.3),
+            rng.range(-1.3, 1.3),
+            rng.range(-0.3, 1.3),
+        );
+        let placed = k.placed(translation(at.x, at.y, at.z));
+        let found = placed.contact(&c.placed(Isometry::identity()));
+        if matches!(found, Contact::Touching(_)) {
+            continue;
+        }
+        let expected = if winding_number(&cup, &(sample + at)).abs() >= 0.5 {
+            classes[1] += 1;
+            Contact::Contained { inner: Which::A }
+        } else {
+            classes[usize::from(at.z < 0.0) * 2] += 1;
+            Contact::Separate
+        };
+        assert_eq!(found, expected, "{at:?}");
+    }
+    // Enclosed, beside, and below the rim (outside the cup's box) all met.
+    assert!(classes.iter().all(|&n| n > 50), "{classes:?}");
+}
+
 #[test]
 fn inward_oriented_container_still_contains() {
     let outward = TriMesh::cuboid(Point::new(-3.0, -3.0, -3.0), Point::new(3.0, 3.0, 3.0));
