@@ -1,6 +1,6 @@
 //! Planes in Hessian normal form `n · x = d` with a unit normal `n`.
 
-use crate::math::{Point, Real, Vector, is_finite_point, is_finite_vector};
+use crate::math::{Point, Real, Vector, is_finite_point, is_finite_vector, nalgebra};
 
 /// Why a plane could not be built from the given input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,48 +33,42 @@ pub struct Plane {
 }
 
 impl Plane {
-    /// The plane through `point` with normal direction `normal` (normalised here).
+    /// The plane through `point` with normal direction `normal` (normalised
+    /// here, in `f64`: any finite non-zero `f32` vector has a direction,
+    /// 1e20 and 1e-30 long alike).
     pub fn from_point_normal(point: &Point, normal: &Vector) -> Result<Plane, PlaneError> {
         if !is_finite_point(point) || !is_finite_vector(normal) {
             return Err(PlaneError::NonFinite);
         }
         let n = normal
+            .cast::<f64>()
             .try_normalize(0.0)
-            .filter(is_finite_vector)
             .ok_or(PlaneError::ZeroNormal)?;
-        Ok(Plane {
-            normal: n,
-            offset: n.dot(&point.coords),
-        })
+        Ok(Plane::through(point, n))
     }
 
     /// The plane through `a`, `b`, `c`, oriented so that they wind counter-clockwise
-    /// seen from the front (normal `(b − a) × (c − a)`).
+    /// seen from the front (normal `(b − a) × (c − a)`). In `f64`, where the
+    /// products of `f32` differences neither overflow nor underflow: points
+    /// 1e18 apart keep their normal, and only collinear points (up to the
+    /// rounding of those products) are refused, 1e-20 apart or not.
     pub fn from_points(a: &Point, b: &Point, c: &Point) -> Result<Plane, PlaneError> {
         if ![a, b, c].iter().all(|p| is_finite_point(p)) {
             return Err(PlaneError::NonFinite);
         }
-        let n = (b - a).cross(&(c - a));
-        let n = n.try_normalize(0.0).ok_or(PlaneError::CollinearPoints)?;
-        if !is_finite_vector(&n) {
-            // The cross product overflowed (huge coordinates): fall back to a
-            // scaled computation so the direction survives.
-            let scale = [a, b, c]
-                .iter()
-                .flat_map(|p| p.coords.iter().map(|x| x.abs()))
-                .fold(0.0, Real::max);
-            let (sa, sb, sc) = (a.coords / scale, b.coords / scale, c.coords / scale);
-            let n = (sb - sa).cross(&(sc - sa));
-            let n = n.try_normalize(0.0).ok_or(PlaneError::CollinearPoints)?;
-            return Ok(Plane {
-                normal: n,
-                offset: n.dot(&a.coords),
-            });
+        let n = crate::shape::Triangle::new(*a, *b, *c)
+            .scaled_normal_wide()
+            .try_normalize(0.0)
+            .ok_or(PlaneError::CollinearPoints)?;
+        Ok(Plane::through(a, n))
+    }
+
+    /// The plane through `point` with the unit normal `n`, rounded once.
+    fn through(point: &Point, n: nalgebra::Vector3<f64>) -> Plane {
+        Plane {
+            normal: n.cast::<Real>(),
+            offset: n.dot(&point.coords.cast::<f64>()) as Real,
         }
-        Ok(Plane {
-            normal: n,
-            offset: n.dot(&a.coords),
-        })
     }
 
     /// Unit normal.
@@ -108,5 +102,42 @@ impl Plane {
             normal: -self.normal,
             offset: -self.offset,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(plane: &Plane) -> bool {
+        (plane.normal().norm() - 1.0).abs() <= 2.0 * Real::EPSILON
+    }
+
+    #[test]
+    fn planes_of_huge_and_tiny_input_have_unit_normals() {
+        let p = |x, y, z| Point::new(x, y, z);
+        for scale in [1e-30, 1e-20, 1e-15, 1e-10, 1.0, 1e10, 1e18, 1e30] {
+            let plane =
+                Plane::from_points(&p(0.0, 0.0, 0.0), &p(scale, 0.0, 0.0), &p(0.0, scale, 0.0))
+                    .expect("not collinear");
+            assert!(unit(&plane), "{scale}: {plane:?}");
+            assert_eq!(*plane.normal(), Vector::z(), "{scale}");
+            let plane = Plane::from_point_normal(&p(1.0, 2.0, 3.0), &Vector::new(scale, 0.0, 0.0))
+                .expect("non-zero");
+            assert!(unit(&plane), "{scale}: {plane:?}");
+            assert_eq!(plane.offset(), 1.0, "{scale}");
+        }
+        assert_eq!(
+            Plane::from_points(
+                &p(0.0, 0.0, 0.0),
+                &p(1e-20, 1e-20, 0.0),
+                &p(3e-20, 3e-20, 0.0)
+            ),
+            Err(PlaneError::CollinearPoints)
+        );
+        assert_eq!(
+            Plane::from_point_normal(&p(0.0, 0.0, 0.0), &Vector::zeros()),
+            Err(PlaneError::ZeroNormal)
+        );
     }
 }
