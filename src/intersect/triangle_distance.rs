@@ -12,7 +12,7 @@
 
 use crate::intersect::triangle_triangle::is_degenerate;
 use crate::intersect::{segment_triangle, triangles_overlap};
-use crate::math::{Point, Real, Vector, distance_squared_wide};
+use crate::math::{Point, Real, Vector, distance_squared_wide, is_finite_point};
 use crate::shape::{Segment, Triangle};
 use nalgebra::{Point3, RealField, Vector3};
 
@@ -119,10 +119,20 @@ const SLIVER_PLANE: f64 = 1e-4;
 
 /// The distance between two triangles and a closest pair of points.
 /// Degenerate triangles are the segment or point they span: at distance 0
-/// where such a segment crosses the other triangle. NaN input gives a
-/// distance that is not finite.
+/// where such a segment crosses the other triangle. NaN or infinite input
+/// gives a NaN distance and points (the routine's branches would otherwise
+/// pick a finite candidate: a NaN vertex answered 0).
 #[must_use]
 pub fn triangle_distance(t1: &Triangle, t2: &Triangle) -> TriangleDistance {
+    let finite = |t: &Triangle| t.vertices().iter().all(is_finite_point);
+    if !(finite(t1) && finite(t2)) {
+        let nan = Point::new(Real::NAN, Real::NAN, Real::NAN);
+        return TriangleDistance {
+            p1: nan,
+            p2: nan,
+            distance: Real::NAN,
+        };
+    }
     triangle_distance_knowing(t1, t2, triangles_overlap(t1, t2), false)
 }
 

@@ -1587,3 +1587,25 @@ fn needles_through_faces_meet_them_at_a_common_point() {
         }
     }
 }
+
+/// NaN or infinite input has no distance: a NaN vertex had answered 0, and
+/// a NaN only in one `z` a finite 8.66.
+#[test]
+fn triangle_distance_of_non_finite_input_is_nan() {
+    use boxtree::intersect::triangle_distance;
+    let p = |x, y, z| Point::new(x, y, z);
+    let unit = Triangle::new(p(0.0, 0.0, 0.0), p(1.0, 0.0, 0.0), p(0.0, 1.0, 0.0));
+    for bad in [Real::NAN, Real::INFINITY, Real::NEG_INFINITY] {
+        for corner in 0..3 {
+            for axis in 0..3 {
+                let mut vertices = [p(5.0, 5.0, 5.0), p(6.0, 5.0, 5.0), p(5.0, 6.0, 5.0)];
+                vertices[corner][axis] = bad;
+                let other = Triangle::new(vertices[0], vertices[1], vertices[2]);
+                for (t1, t2) in [(unit, other), (other, unit)] {
+                    let d = triangle_distance(&t1, &t2);
+                    assert!(d.distance.is_nan(), "{t1:?} {t2:?}: {d:?}");
+                }
+            }
+        }
+    }
+}
