@@ -25,7 +25,8 @@ impl TriMesh {
     /// walls, floor slabs that cross them, window sills piercing them, an
     /// annex overlapping the main body, a gable roof of long triangles or a
     /// flat roof behind a railing, and a fence of long rails around its lot.
-    /// The axis is z up; the town covers `[-blocks·20, blocks·20]²` metres.
+    /// The axis is z up; the buildings stand in `[-blocks·20, blocks·20]²`
+    /// metres, on a ground quad 40 m wider on every side.
     #[must_use]
     pub fn city(blocks: u32, seed: u64) -> TriMesh {
         let blocks = blocks.max(1);

@@ -21,7 +21,12 @@ use crate::shape::{Triangle, TriangleSoup};
 /// A validated triangle soup: finite vertices, in-range indices, at least one triangle.
 ///
 /// Zero-area triangles are kept (so triangle ids stay those of the input) but
-/// counted in [`MeshReport`]; trees never report hits or contacts on them.
+/// counted in [`MeshReport`]. Rays never hit them, and region and overlap
+/// queries never report them (a surface has no point there); distance
+/// queries (nearest points, mesh distances and tolerances) and shape and
+/// mesh casts take them as the segment or point they span, so a needle
+/// touching a mesh is at distance 0 and within any tolerance while the
+/// overlap query finds no contact.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TriMesh {
     vertices: Vec<Point>,

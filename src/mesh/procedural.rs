@@ -3,8 +3,10 @@
 //!
 //! They are conveniences for fixed, sensible arguments: one given a NaN or
 //! infinite size or position, or whose vertices overflow `f32` (sizes near
-//! 1e38), or asked for no triangles, panics with the mesh error it met
-//! (each says so under *Panics*). Meshes from data go through
+//! 1e38), panics with the mesh error it met (each says so under *Panics*);
+//! counts of cells, blocks or subdivisions below their least are raised to
+//! it (`terrain(0, ..)` is one cell), except `random_soup(0, ..)`, which
+//! has no triangle to make and panics. Meshes from data go through
 //! [`TriMesh::new`], which returns that error instead.
 
 use std::collections::HashMap;

@@ -9,7 +9,9 @@
 //! test of Woop, Benthin and Wald (2013), so rays through shared edges and
 //! vertices of a closed mesh never slip through.
 //!
-//! NaN or infinite input, and zero-length directions, give "no hit".
+//! A NaN or infinite origin or direction, a zero-length direction, and
+//! NaN range ends give "no hit"; infinite range ends are ranges (`t_max =
+//! ∞` is the whole ray, `t_min = −∞` reaches behind the origin).
 //! Zero-area triangles never produce hits.
 
 use crate::bvh::{
@@ -176,7 +178,8 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// triangle (face, edge or vertex) touches it, one stopping an ulp short
     /// does not (see [`WatertightRay::intersect`] for the whole contract).
     /// The same holds for every raycast of this type, OBB and AABB trees,
-    /// single queries and batches. NaN or infinite input gives `None`.
+    /// single queries and batches. A NaN or infinite point or direction,
+    /// or a NaN range end, gives `None` (infinite range ends are ranges).
     #[must_use]
     pub fn any_hit(&self, span: impl Into<RaySpan>) -> Option<TriangleId> {
         let span = span.into();

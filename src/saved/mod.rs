@@ -11,7 +11,8 @@
 //! AABB tree, against 129 when they were saved in the first version).
 //!
 //! Loading treats the bytes as untrusted: a wrong magic, version, kind or
-//! checksum, a truncation, a count larger than the bytes present, or any
+//! checksum, a truncation (whose last bytes then read as a wrong checksum:
+//! `LoadError::Checksum`), a count larger than the bytes present, or any
 //! link, index or leaf range that does not describe a valid tree is a
 //! [`LoadError`] before a query can run; never a panic, never an
 //! allocation beyond the file's size. The checksum catches damage, not
