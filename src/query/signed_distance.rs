@@ -105,6 +105,9 @@ pub struct ClosedMesh<'a, V> {
     faces: Vec<[Vector; 4]>,
     /// Per vertex: the angle-weighted pseudo-normal.
     vertices: Vec<Vector>,
+    /// True when the triangles wind clockwise seen from outside (their
+    /// normals point in): the enclosed volume by their winding is negative.
+    inward: bool,
 }
 
 impl<V: BoundingVolume> MeshTree<V> {
@@ -113,7 +116,9 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// inconsistently oriented, or the first triangle of zero area (remove
     /// such triangles and merge their vertices first). Topology is by
     /// vertex index: a triangle soup whose copies of a vertex are not
-    /// merged is open.
+    /// merged is open. Either winding is accepted: a surface whose normals
+    /// all point in (clockwise seen from outside) encloses a negative
+    /// volume by its winding, and its inside is still the bounded side.
     pub fn closed(&self) -> Result<ClosedMesh<'_, V>, SurfaceError> {
         let mesh = self.mesh();
         let indices = mesh.indices();
@@ -185,6 +190,7 @@ impl<V: BoundingVolume> MeshTree<V> {
             tree: self,
             faces,
             vertices,
+            inward: enclosed_volume(mesh) < 0.0,
         })
     }
 }
@@ -213,7 +219,7 @@ impl<V: BoundingVolume> ClosedMesh<'_, V> {
         }
         let normal = self.pseudo_normal(&projection);
         let outward = normal.dot(&(query.point - projection.point));
-        let signed = if outward < 0.0 {
+        let signed = if (outward < 0.0) != self.inward {
             -projection.distance
         } else {
             projection.distance
@@ -261,4 +267,18 @@ impl<V: BoundingVolume> ClosedMesh<'_, V> {
             (true, true, true) => face,
         }
     }
+}
+
+/// Six times the volume the triangles enclose, signed by their winding
+/// (positive for normals pointing out), by the divergence theorem: the sum
+/// of `a · (b × c)` over the triangles, in `f64` about the mesh's box
+/// centre (so that the terms stay near the volume's size).
+fn enclosed_volume(mesh: &crate::mesh::TriMesh) -> f64 {
+    let centre = mesh.aabb().center().coords.cast::<f64>();
+    mesh.triangles()
+        .map(|t| {
+            let [a, b, c] = t.vertices().map(|v| v.coords.cast::<f64>() - centre);
+            a.dot(&b.cross(&c))
+        })
+        .sum()
 }

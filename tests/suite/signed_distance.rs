@@ -230,6 +230,46 @@ fn points_exactly_on_a_face_are_on_the_surface() {
 }
 
 #[test]
+fn inward_wound_surfaces_keep_their_inside() {
+    // The same surfaces with every triangle wound the other way (normals
+    // pointing in): the bounded side is still inside, and every signed
+    // distance is the outward-wound one's.
+    for (name, mesh) in closed_meshes() {
+        let flipped = TriMesh::new(
+            mesh.vertices().to_vec(),
+            mesh.indices().iter().map(|&[a, b, c]| [a, c, b]).collect(),
+        )
+        .expect("valid");
+        let (outward, inward) = (
+            MeshTree::<Aabb>::new(mesh.clone()),
+            MeshTree::<Aabb>::new(flipped),
+        );
+        let (outward, inward) = (
+            outward.closed().expect("closed"),
+            inward.closed().expect("closed"),
+        );
+        // Off the surface by more than its rounding: the winding changes
+        // the `f32` nearest points, and with them a surface point's sign.
+        let diagonal = mesh.aabb().half_extents().norm() * 2.0;
+        let points = (1..4).flat_map(|band| points_in_band(&mesh, 100, 5, band));
+        for p in points
+            .filter(|p| outward.signed_distance(*p).expect("finite").signed.abs() > 1e-4 * diagonal)
+        {
+            let (o, i) = (
+                outward.signed_distance(p).expect("finite"),
+                inward.signed_distance(p).expect("finite"),
+            );
+            assert_eq!(o.signed.signum(), i.signed.signum(), "{name} {p:?}");
+            assert!(
+                (o.signed - i.signed).abs() <= 1e-6 * diagonal,
+                "{name} {p:?}"
+            );
+            assert_eq!(outward.contains(&p), inward.contains(&p), "{name} {p:?}");
+        }
+    }
+}
+
+#[test]
 fn surfaces_without_an_inside_are_refused_with_the_edge() {
     let open = MeshTree::<Aabb>::new(TriMesh::terrain(4, 1.0, 0.2, 1));
     assert!(matches!(open.closed(), Err(SurfaceError::OpenEdge { .. })));
