@@ -42,7 +42,9 @@ pub struct SightOptions {
 pub enum Visibility<B = TriangleId> {
     /// Nothing blocks the segment from the eye to the target.
     Visible,
-    /// This blocks it (the first one found, not necessarily the nearest).
+    /// This blocks it: the first one found, not necessarily the nearest,
+    /// but the same one for the same tree and query whatever the thread
+    /// count, batch or build (parallel builds make the serial tree).
     Blocked(B),
     /// No answer: the eye or target has a NaN or infinite coordinate, the
     /// two are so far apart (beyond about 1e38) that the segment's length

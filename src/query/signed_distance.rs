@@ -23,9 +23,11 @@ use crate::math::{Point, Real, Vector};
 use crate::mesh::TriangleId;
 use crate::query::{MeshTree, PointProjection, PointQuery};
 
-/// Why a mesh has no inside: the first edge (as vertex indices) that is
-/// not shared by exactly two triangles running opposite ways, or the first
-/// triangle without a normal.
+/// Why a mesh has no inside: the first edge (as vertex indices, in their
+/// order) that is not shared by exactly two triangles running opposite
+/// ways, or, when every edge is, the first triangle without a normal.
+/// Edges are checked first, so a triangle naming a vertex twice (`[0, 0,
+/// 1]`) is reported by its edge `[0, 0]`, which no other triangle shares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SurfaceError {
