@@ -187,8 +187,13 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
         if !(rotation.iter().all(|x| x.is_finite()) && translation.iter().all(|x| x.is_finite())) {
             return None;
         }
-        let scale = a.tree.coordinate_scale() + b.tree.coordinate_scale() + translation.amax();
-        let pad = PAD_ULPS * Real::EPSILON * scale;
+        // Term by term: the sum of the scales overflows for coordinates
+        // from about 1.7e38, where the pad itself is still far from it
+        // (meshes at 2e38 had no overlap with themselves).
+        let ulps = PAD_ULPS * Real::EPSILON;
+        let pad = ulps * a.tree.coordinate_scale()
+            + ulps * b.tree.coordinate_scale()
+            + ulps * translation.amax();
         if !pad.is_finite() {
             return None;
         }

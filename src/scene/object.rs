@@ -200,8 +200,13 @@ pub(crate) fn placed_box<V: BoundingVolume>(tree: &MeshTree<V>, pose: &Isometry)
     let local = tree.bvh().root_volume().oriented_box();
     let world = local.transformed(pose);
     let reach: Vector = world.axes.abs() * local.half_extents;
-    let scale = world.center.coords.amax() + reach.amax() + local.center.coords.amax();
-    let half = reach.add_scalar(64.0 * Real::EPSILON * scale);
+    // Term by term: the sum of the sizes overflows from about 1.7e38,
+    // where the pad itself does not (such objects had infinite boxes and
+    // were left out of every broad phase).
+    let ulps = 64.0 * Real::EPSILON;
+    let pad =
+        ulps * world.center.coords.amax() + ulps * reach.amax() + ulps * local.center.coords.amax();
+    let half = reach.add_scalar(pad);
     Aabb::new(world.center - half, world.center + half)
 }
 

@@ -1432,3 +1432,39 @@ fn the_nearer_of_two_very_far_objects_is_the_closest() {
         assert_ne!(far, near);
     }
 }
+
+/// Objects whose coordinates reach 3e38: their world boxes' arithmetic
+/// overflows to infinite bounds, which the top level's unused lanes (empty
+/// boxes, +∞ to −∞) had met, so a pair pass read an object index of
+/// 2^31 − 1 and panicked (found through the Python bindings).
+#[test]
+fn objects_near_the_largest_coordinates_never_panic_the_pair_passes() {
+    for far in [1.7e38, 2e38, 3e38, 3.4e38] {
+        let mesh = TriMesh::new(
+            vec![
+                Point::new(0.0, 0.0, 0.0),
+                Point::new(far, 0.0, 0.0),
+                Point::new(0.0, far, 0.0),
+            ],
+            vec![[0, 1, 2]],
+        )
+        .expect("finite");
+        let tree = MeshTree::<Aabb>::new(mesh);
+        let at = tree.placed(Isometry::identity());
+        assert!(at.overlaps(&at), "{far}");
+        assert!(!at.touching_pairs(&at, None, None).is_empty(), "{far}");
+        let tree = SceneMesh::from(tree);
+        let mut scene = Scene::new();
+        let a = scene.add(tree.clone(), Isometry::identity()).unwrap();
+        scene.add(tree, Isometry::identity()).unwrap();
+        scene.update();
+        scene.set_pose(a, Isometry::identity()).unwrap();
+        let everything = Filter::everything();
+        for threads in [Threads::Current, Threads::All] {
+            let pairs = scene.overlapping_pairs(&everything, |_, _| false, threads);
+            assert_eq!(pairs.len(), 1, "{far}: {pairs:?}");
+            let mut kept = PairSet::new();
+            scene.update_pairs(&mut kept, &everything, |_, _| false, threads);
+        }
+    }
+}

@@ -122,7 +122,11 @@ impl<const W: usize> WideNode<W> {
     #[must_use]
     #[inline(always)]
     pub fn overlapping_lanes(&self, b: &Aabb) -> u32 {
-        let mut meets = [true; W];
+        // Unused lanes hold empty boxes (+∞ to −∞), which an infinite `b`
+        // would otherwise meet: a used lane's minimum is never above its
+        // maximum.
+        let mut meets: [bool; W] =
+            std::array::from_fn(|lane| self.bounds[0][0][lane] <= self.bounds[1][0][lane]);
         for axis in 0..3 {
             let (lo, hi) = (&self.bounds[0][axis], &self.bounds[1][axis]);
             for lane in 0..W {
