@@ -44,7 +44,8 @@ class Mesh:
 
     Vertices must be finite and indices in range, with at least one
     triangle; errors name the first bad vertex or triangle. Zero-area
-    triangles are kept (ids stay those of the input) but never hit or touch.
+    triangles are kept (ids stay those of the input): rays and overlap never
+    find them, nearest points take them as the segment or point they span.
     """
 
     def __init__(self, vertices: ArrayLike, faces: ArrayLike) -> None:
@@ -151,7 +152,8 @@ class MeshTree:
     def any_hit(
         self, origins: ArrayLike, ends: ArrayLike
     ) -> Union[NDArray[np.int64], Optional[int]]:
-        """Some triangle each segment touches (ends included), or -1 (None for one segment)."""
+        """Some triangle each segment touches (ends included; a zero-length
+        segment touches nothing), or -1 (None for one segment)."""
     def closest_hit(
         self, origins: ArrayLike, directions: ArrayLike, t_max: float = ...
     ) -> Union[Hits, Optional[Hit]]:
@@ -175,11 +177,12 @@ class MeshTree:
     def __len__(self) -> int: ...
 
 def overlaps(
-    tree_a: MeshTree, pose_a: Pose, tree_b: MeshTree, poses_b: ArrayLike
+    tree_a: MeshTree, pose_a: Pose, tree_b: MeshTree, poses_b: Pose
 ) -> Union[NDArray[np.bool_], bool]:
     """Whether tree_a at pose_a touches tree_b at each pose of poses_b
-    ((N, 4, 4): a bool array; (4, 4): a bool). Touching counts; containment
-    without touching does not."""
+    ((N, 4, 4): a bool array; (4, 4) or None, the identity: a bool).
+    Touching counts; containment without touching does not. Poses are
+    rounded to float32 first: the answer is exact for the rounded poses."""
 
 def touching_pairs(
     tree_a: MeshTree, pose_a: Pose, tree_b: MeshTree, pose_b: Pose, limit: Optional[int] = None

@@ -28,7 +28,8 @@ use crate::errors::{MeshError, array_error};
 /// such as `x, y, z` beside three colour bytes) is copied once: the numpy
 /// crate's views divide byte strides by the item size, and such a view
 /// read other bytes than the caller's (a tetrahedron's vertices came back
-/// as 5.8e-39 and 2.3e-41).
+/// as 5.8e-39 and 2.3e-41). So is one numpy calls unaligned (a buffer read
+/// from an odd offset): Rust may not read its items in place.
 pub(crate) fn ndarray<'py>(
     obj: &Bound<'py, PyAny>,
     name: &str,
@@ -42,7 +43,11 @@ pub(crate) fn ndarray<'py>(
             .cast_into::<PyUntypedArray>()?,
     };
     let item = array.dtype().itemsize() as isize;
-    if item > 0 && array.strides().iter().any(|stride| stride % item != 0) {
+    let aligned = array
+        .getattr("flags")?
+        .getattr("aligned")?
+        .extract::<bool>()?;
+    if !aligned || (item > 0 && array.strides().iter().any(|stride| stride % item != 0)) {
         return Ok(numpy()?
             .call_method1("ascontiguousarray", (&array,))?
             .cast_into::<PyUntypedArray>()?);

@@ -14,7 +14,8 @@ use crate::errors::{load_error, mesh_error};
 /// A triangle mesh: float32 vertices and triangles as vertex-index
 /// triples, validated once (finite vertices, indices in range, at least one
 /// triangle). Zero-area triangles are kept, so triangle ids stay those of
-/// the input, but never hit nor touch anything.
+/// the input: rays and overlap never find them, nearest points take them
+/// as the segment or point they span.
 ///
 /// Mesh(vertices, faces): vertices is (V, 3) float, faces (F, 3) integer.
 #[pyclass(module = "boxtree", frozen)]

@@ -48,8 +48,12 @@ pub(crate) enum Poses {
     Many(Vec<Isometry>),
 }
 
-/// `obj` as one pose or a batch of poses, by its number of dimensions.
+/// `obj` as one pose or a batch of poses, by its number of dimensions;
+/// `None` is the identity, as for one pose.
 pub(crate) fn poses(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Poses> {
+    if obj.is_none() {
+        return Ok(Poses::One(Isometry::identity()));
+    }
     let array = float64(obj, name)?;
     match array.shape() {
         [4, 4] => matrix_of(&array, name).map(Poses::One),

@@ -10,13 +10,12 @@ use boxtree::{
     SceneMesh, Segment, Threads,
 };
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::arrays::{OneOrMany, Pairs, RowsView, ndarray, one_or_many, pairs, point, rows};
 use crate::batch::{Staging, blocks};
-use crate::errors::{SceneError, array_error, load_error, scene_error};
+use crate::errors::{BoxtreeError, SceneError, array_error, load_error, scene_error};
 use crate::mesh::mesh_like;
 use crate::pose::{Poses, matrix};
 use crate::results::{
@@ -90,7 +89,7 @@ impl Scene {
         if volume != "aabb" && volume != "obb" {
             // Checked whatever mesh is: a tree given with volume="x" was
             // accepted silently (a hunt's finding).
-            return Err(PyValueError::new_err(format!(
+            return Err(BoxtreeError::new_err(format!(
                 "volume must be \"aabb\" or \"obb\"; got {volume:?}"
             )));
         }
@@ -102,7 +101,7 @@ impl Scene {
                     "aabb" => SceneMesh::Aabb(Arc::new(py.detach(|| Tree::<Aabb>::new(mesh)))),
                     "obb" => SceneMesh::Obb(Arc::new(py.detach(|| Tree::<PackedObb>::new(mesh)))),
                     other => {
-                        return Err(PyValueError::new_err(format!(
+                        return Err(BoxtreeError::new_err(format!(
                             "volume must be \"aabb\" or \"obb\"; got {other:?}"
                         )));
                     }
@@ -122,6 +121,9 @@ impl Scene {
     fn remove(&mut self, id: i64) -> PyResult<()> {
         let object = self.object(id)?;
         self.world.remove(object).map_err(scene_error)?;
+        // Forgotten as a loaded scene forgets it: `ignore=[id]` and every
+        // other use of the id then raise alike before and after a save.
+        self.ids[id as usize] = None;
         Ok(())
     }
 
@@ -432,8 +434,11 @@ impl Scene {
         self.world.len()
     }
 
-    fn __contains__(&self, id: i64) -> bool {
-        self.object(id).is_ok_and(|o| self.world.contains(o))
+    /// Whether `id` names a live object; anything else (another type, an
+    /// int beyond 64 bits) is not in the scene.
+    fn __contains__(&self, id: &Bound<'_, PyAny>) -> bool {
+        id.extract::<i64>()
+            .is_ok_and(|id| self.object(id).is_ok_and(|o| self.world.contains(o)))
     }
 
     fn __repr__(&self) -> String {

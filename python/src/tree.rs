@@ -11,13 +11,12 @@ use boxtree::{
     SightOptions, Threads, TriangleId,
 };
 use numpy::IntoPyArray;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::arrays::{OneOrMany, Pairs, RowsView, one_or_many, pairs, point, rows};
 use crate::batch::{Staging, blocks};
-use crate::errors::load_error;
+use crate::errors::{BoxtreeError, array_error, load_error};
 use crate::mesh::{Mesh, mesh_like};
 use crate::results::{Hit, HitColumns, Nearest, NearestColumns, Sight, SightColumns, id};
 
@@ -48,16 +47,39 @@ pub struct MeshTree {
 /// The margins and ignore list of a line-of-sight call. NaN margins are
 /// refused (the crate would answer every target invalid: a wrong
 /// argument, not a per-target fault).
-pub(crate) fn sight_options(margins: (f32, f32), ignore: Vec<u32>) -> PyResult<SightOptions> {
+pub(crate) fn sight_options(
+    margins: (f32, f32),
+    ignore: Vec<TriangleId>,
+) -> PyResult<SightOptions> {
     let (eye, target) = margins;
     if eye.is_nan() || target.is_nan() {
-        return Err(PyValueError::new_err(format!(
+        return Err(BoxtreeError::new_err(format!(
             "margins must be numbers, not NaN; got {margins:?}"
         )));
     }
     Ok(SightOptions::default()
         .with_endpoint_margins(eye, target)
-        .ignoring(ignore.into_iter().map(TriangleId)))
+        .ignoring(ignore))
+}
+
+/// The triangle ids of an `ignore` argument, each checked against the
+/// mesh's triangles (an id no triangle has is a mistake, as an unknown
+/// object id is for a scene).
+fn triangle_ids(ignore: Vec<i64>, triangles: usize) -> PyResult<Vec<TriangleId>> {
+    ignore
+        .into_iter()
+        .map(|id| {
+            u32::try_from(id)
+                .ok()
+                .filter(|&i| (i as usize) < triangles)
+                .map(TriangleId)
+                .ok_or_else(|| {
+                    array_error(format!(
+                        "ignore: no triangle {id} in this mesh of {triangles} triangles"
+                    ))
+                })
+        })
+        .collect()
 }
 
 #[pymethods]
@@ -70,7 +92,7 @@ impl MeshTree {
             "aabb" => SceneMesh::Aabb(Arc::new(py.detach(|| Tree::<Aabb>::new(mesh)))),
             "obb" => SceneMesh::Obb(Arc::new(py.detach(|| Tree::<PackedObb>::new(mesh)))),
             other => {
-                return Err(PyValueError::new_err(format!(
+                return Err(BoxtreeError::new_err(format!(
                     "volume must be \"aabb\" or \"obb\"; got {other:?}"
                 )));
             }
@@ -106,8 +128,8 @@ impl MeshTree {
     /// triangle found, not the nearest.
     ///
     /// origins and ends are (N, 3) (an int64 array of N answers) or (3,)
-    /// (an int or None). A segment with a NaN or infinite coordinate has no
-    /// hit (-1), as in the Rust crate.
+    /// (an int or None). A segment with a NaN or infinite coordinate, or of
+    /// zero length (no direction), has no hit (-1), as in the Rust crate.
     fn any_hit<'py>(
         &self,
         py: Python<'py>,
@@ -174,11 +196,12 @@ impl MeshTree {
         eye: &Bound<'_, PyAny>,
         targets: &Bound<'_, PyAny>,
         margins: (f32, f32),
-        ignore: Vec<u32>,
+        ignore: Vec<i64>,
     ) -> PyResult<Sight> {
         let eye = point(eye, "eye")?;
         let targets = rows(targets, "targets")?;
         let targets = targets.view();
+        let ignore = triangle_ids(ignore, self.tree.mesh().len())?;
         let options = sight_options(margins, ignore)?;
         let columns =
             py.detach(|| with_tree!(&self.tree, t => sights(t, &eye, &targets, &options)));
@@ -234,9 +257,14 @@ impl MeshTree {
             }
             Err(other) => Err(other),
         });
-        Ok(MeshTree {
-            tree: tree.map_err(load_error)?,
-        })
+        let tree = tree.map_err(|error| match error {
+            // Neither volume: say what the bytes hold, not what the last try wanted.
+            SavedError::Kind { found, .. } => {
+                crate::errors::LoadError::new_err(format!("the bytes hold {found}, not a MeshTree"))
+            }
+            other => load_error(other),
+        })?;
+        Ok(MeshTree { tree })
     }
 
     fn __reduce__<'py>(

@@ -168,3 +168,22 @@ def test_fields_of_packed_records_are_read_as_given():
     assert tagged["p"].strides[0] % 4 != 0
     found = tree.closest_points(tagged["p"])
     np.testing.assert_allclose(found.distance, [4, 2])
+
+
+def test_unaligned_arrays_are_copied_before_rust_reads_them():
+    # Whole-item strides but an odd address (a field after one tag byte, a
+    # buffer read from offset 1): Rust may not read such items in place.
+    rec = np.zeros(3, np.dtype([("c", "u1"), ("p", "<f4", 3), ("d", "u1", 3)]))
+    rec["p"] = [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
+    assert not rec["p"].flags.aligned and rec["p"].strides == (16, 4)
+    mesh = boxtree.Mesh(rec["p"], [[0, 1, 2]])
+    np.testing.assert_array_equal(mesh.vertices, rec["p"])
+    raw = b"\0" + np.float32([[0.2, 0.2, -1.0], [0.2, 0.2, 1.0]]).tobytes()
+    points = np.frombuffer(raw, np.float32, offset=1).reshape(2, 3)
+    assert not points.flags.aligned
+    hits = boxtree.MeshTree(mesh).any_hit(points[:1], points[1:])
+    assert hits.tolist() == [0]
+    pose = np.frombuffer(b"\0" + np.eye(4).tobytes(), np.float64, offset=1).reshape(4, 4)
+    assert not pose.flags.aligned
+    tree = boxtree.MeshTree(mesh)
+    assert boxtree.overlaps(tree, pose, tree, pose)

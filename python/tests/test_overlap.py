@@ -106,3 +106,10 @@ def test_pose_arrays_of_the_wrong_shape_are_refused(trees):
         boxtree.overlaps(box, None, slab, np.zeros((3, 3, 3)))
     with pytest.raises(TypeError):
         boxtree.overlaps(box, None, "not a tree", np.eye(4))
+
+
+def test_none_poses_are_the_identity_and_tree_bytes_name_their_content(trees):
+    a, b = trees
+    assert boxtree.overlaps(a, None, b, None) == boxtree.overlaps(a, np.eye(4), b, np.eye(4))
+    with pytest.raises(boxtree.LoadError, match="not a MeshTree"):
+        boxtree.MeshTree.from_bytes(a.mesh.to_bytes())

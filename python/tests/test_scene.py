@@ -191,3 +191,17 @@ def test_an_unknown_volume_is_refused_even_with_a_tree():
     tree = boxtree.MeshTree(boxtree.Mesh(*box_mesh((0, 0, 0), (1, 1, 1))))
     with pytest.raises(ValueError, match="volume"):
         boxtree.Scene().add(tree, volume="x")
+
+
+def test_removed_ids_are_unknown_before_and_after_a_save(bunny):
+    tree = boxtree.MeshTree(bunny)
+    scene = boxtree.Scene()
+    a, b = scene.add(tree), scene.add(tree)
+    scene.remove(b)
+    eye, target = [0.0, 0.0, -50.0], [0.0, 0.0, 50.0]
+    for s in (scene, pickle.loads(pickle.dumps(scene))):
+        assert b not in s and a in s and 2**70 not in s and "a" not in s
+        with pytest.raises(boxtree.SceneError, match=f"no object {b}"):
+            s.any_hit(eye, target, ignore=[b])
+        with pytest.raises(boxtree.SceneError):
+            s.remove(b)

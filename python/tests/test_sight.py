@@ -61,3 +61,15 @@ def test_nan_margins_are_refused(bunny_tree, margins):
     scene.add(bunny_tree)
     with pytest.raises(ValueError, match="margins"):
         scene.line_of_sight(np.zeros(3), targets, margins=margins)
+
+
+def test_bad_arguments_raise_boxtree_errors(bunny_tree):
+    # Every refusal is a BoxtreeError (a ValueError), named.
+    eye, target = [0.0, 0.0, 10.0], [[0.0, 0.0, -10.0]]
+    with pytest.raises(boxtree.BoxtreeError, match="margins"):
+        bunny_tree.line_of_sight(eye, target, margins=(float("nan"), 0.0))
+    for bad in (len(bunny_tree), 10**10, -1):
+        with pytest.raises(boxtree.ArrayError, match=f"ignore: no triangle {bad}"):
+            bunny_tree.line_of_sight(eye, target, ignore=[bad])
+    with pytest.raises(boxtree.BoxtreeError, match="volume"):
+        boxtree.MeshTree(bunny_tree.mesh, volume="x")
