@@ -30,3 +30,39 @@ pub fn twisted_vertices(mesh: &TriMesh) -> Vec<Point> {
         })
         .collect()
 }
+
+/// The octahedron `|x| + |y| + |z| = 1`: closed, wound outwards, its faces
+/// on the corner-diagonal planes (dyadic points summing to 1 lie on them
+/// exactly).
+pub fn octahedron() -> TriMesh {
+    let corners = vec![
+        Point::new(1.0, 0.0, 0.0),
+        Point::new(-1.0, 0.0, 0.0),
+        Point::new(0.0, 1.0, 0.0),
+        Point::new(0.0, -1.0, 0.0),
+        Point::new(0.0, 0.0, 1.0),
+        Point::new(0.0, 0.0, -1.0),
+    ];
+    let mut faces = Vec::new();
+    for (x, y, z) in [(0, 2, 4), (2, 1, 4), (1, 3, 4), (3, 0, 4)] {
+        faces.push([x, y, z]);
+        faces.push([y, x, 5]);
+    }
+    TriMesh::new(corners, faces).expect("a valid octahedron")
+}
+
+/// The generalised winding number of `mesh` at `p`, in `f64`: the sum of
+/// its triangles' solid angles (van Oosterom and Strackee's formula) over
+/// 4π; 1 inside a closed surface wound outwards, 0 outside.
+pub fn winding_number(mesh: &TriMesh, p: &Point) -> f64 {
+    let p = p.cast::<f64>();
+    let mut total = 0.0;
+    for t in mesh.triangles() {
+        let [a, b, c] = [t.a, t.b, t.c].map(|v| v.cast::<f64>() - p);
+        let (la, lb, lc) = (a.norm(), b.norm(), c.norm());
+        let numerator = a.dot(&b.cross(&c));
+        let denominator = la * lb * lc + a.dot(&b) * lc + b.dot(&c) * la + c.dot(&a) * lb;
+        total += 2.0 * numerator.atan2(denominator);
+    }
+    total / (4.0 * std::f64::consts::PI)
+}

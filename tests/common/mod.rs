@@ -51,7 +51,7 @@ pub fn isometry(extent: Real) -> impl Strategy<Value = Isometry> {
 pub use splitmix::SplitMix;
 mod meshes;
 #[allow(unused_imports)]
-pub use meshes::{half_size, twisted_vertices};
+pub use meshes::{half_size, octahedron, twisted_vertices, winding_number};
 
 #[allow(dead_code)]
 pub mod bands;

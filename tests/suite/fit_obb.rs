@@ -12,7 +12,7 @@ use boxtree::fit::{
 };
 use boxtree::math::nalgebra;
 use boxtree::{Matrix, Obb, Point, Real, Triangle, Vector};
-use common::{SplitMix, isometry, matrix, point, rotation};
+use common::{SplitMix, isometry, matrix, octahedron, point, rotation};
 use proptest::prelude::*;
 
 type V64 = nalgebra::Vector3<f64>;
@@ -267,14 +267,7 @@ fn special_sets() -> Vec<(&'static str, Vec<Point>)> {
     let coplanar: Vec<Point> = (0..20)
         .map(|_| Point::from(r * Vector::new(rng.range(-3.0, 3.0), rng.range(-1.0, 1.0), 0.0)))
         .collect();
-    let octahedron = vec![
-        Point::new(1.0, 0.0, 0.0),
-        Point::new(-1.0, 0.0, 0.0),
-        Point::new(0.0, 1.0, 0.0),
-        Point::new(0.0, -1.0, 0.0),
-        Point::new(0.0, 0.0, 1.0),
-        Point::new(0.0, 0.0, -1.0),
-    ];
+    let octahedron = octahedron().vertices().to_vec();
     vec![
         ("single point", vec![Point::new(3.0, -1.0, 2.0)]),
         (

@@ -16,7 +16,7 @@ use std::time::Duration;
 use boxtree::fit::{Hull, convex_hull};
 use boxtree::math::nalgebra;
 use boxtree::{Kdop26, Point, TriMesh};
-use common::{SplitMix, point};
+use common::{SplitMix, octahedron, point};
 use proptest::prelude::*;
 use table::{Row, kdop_volume, measure};
 
@@ -92,14 +92,7 @@ fn kdop_volume_of_a_box_is_the_box() {
 #[test]
 fn kdop_volume_of_an_octahedron_is_four_thirds() {
     // Its faces lie on the corner-diagonal slabs |±x ± y ± z| ≤ 1.
-    let vertices = [
-        Point::new(1.0, 0.0, 0.0),
-        Point::new(-1.0, 0.0, 0.0),
-        Point::new(0.0, 1.0, 0.0),
-        Point::new(0.0, -1.0, 0.0),
-        Point::new(0.0, 0.0, 1.0),
-        Point::new(0.0, 0.0, -1.0),
-    ];
+    let vertices = octahedron().vertices().to_vec();
     assert_relative_eq(
         kdop_volume(&Kdop26::from_points(&vertices)),
         4.0 / 3.0,

@@ -25,7 +25,7 @@ use boxtree::{
     Aabb, BoundingVolume, Contact, Isometry, Kdop18, MeshTree, Obb, OverlapStats, PackedObb, Point,
     Real, Rotation, Sphere, TriMesh, Triangle, TriangleId, TrianglePair, Vector, Which,
 };
-use common::{SplitMix, data_mesh, half_size, triangle_soup};
+use common::{SplitMix, data_mesh, half_size, triangle_soup, winding_number};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------- helpers
@@ -742,21 +742,6 @@ fn mesh_inside_another_is_not_a_surface_overlap_but_is_contained() {
     assert_eq!(far.contact(&po), Contact::Separate);
     let across = i.placed(translation(6.0, 2.0, 3.0));
     assert!(matches!(across.contact(&po), Contact::Touching(_)));
-}
-
-/// The generalised winding number of `mesh` at `p`, in `f64`: the sum of
-/// its triangles' solid angles over 4π (van Oosterom and Strackee's formula).
-fn winding_number(mesh: &TriMesh, p: &Point) -> f64 {
-    let p = p.cast::<f64>();
-    let mut total = 0.0;
-    for t in mesh.triangles() {
-        let [a, b, c] = [t.a, t.b, t.c].map(|v| v.cast::<f64>() - p);
-        let (la, lb, lc) = (a.norm(), b.norm(), c.norm());
-        let numerator = a.dot(&b.cross(&c));
-        let denominator = la * lb * lc + a.dot(&b) * lc + b.dot(&c) * la + c.dot(&a) * lb;
-        total += 2.0 * numerator.atan2(denominator);
-    }
-    total / (4.0 * std::f64::consts::PI)
 }
 
 #[test]

@@ -8,23 +8,8 @@ use crate::common;
 
 use boxtree::math::{Point, Real, Vector};
 use boxtree::{Aabb, MeshTree, PackedObb, PointQuery, SurfaceError, TriMesh, TriangleId};
-use common::SplitMix;
 use common::bands::points_in_band;
-
-/// The generalised winding number of `mesh` at `p`, in `f64`: the summed
-/// solid angles of its triangles (Van Oosterom & Strackee 1983) over 4π.
-fn winding_number(mesh: &TriMesh, p: &Point) -> f64 {
-    let p = p.cast::<f64>();
-    let mut total = 0.0;
-    for t in mesh.triangles() {
-        let [a, b, c] = [t.a, t.b, t.c].map(|v| v.cast::<f64>() - p);
-        let (la, lb, lc) = (a.norm(), b.norm(), c.norm());
-        let numerator = a.dot(&b.cross(&c));
-        let denominator = la * lb * lc + a.dot(&b) * lc + b.dot(&c) * la + c.dot(&a) * lb;
-        total += 2.0 * numerator.atan2(denominator);
-    }
-    total / (4.0 * std::f64::consts::PI)
-}
+use common::{SplitMix, octahedron, winding_number};
 
 /// An icosphere whose vertices are pushed in and out: closed and
 /// non-convex, with concave edges and vertices.
@@ -183,22 +168,9 @@ fn points_exactly_on_a_face_are_on_the_surface() {
         Point::new(-1.0, -1.0, -1.0),
         Point::new(1.0, 1.0, 1.0),
     ));
-    // An octahedron |x| + |y| + |z| = 1: tilted faces that dyadic points
-    // (multiples of 2^-12 summing to 1) meet exactly.
-    let corners = [
-        Point::new(1.0, 0.0, 0.0),
-        Point::new(-1.0, 0.0, 0.0),
-        Point::new(0.0, 1.0, 0.0),
-        Point::new(0.0, -1.0, 0.0),
-        Point::new(0.0, 0.0, 1.0),
-        Point::new(0.0, 0.0, -1.0),
-    ];
-    let mut faces = Vec::new();
-    for (x, y, z) in [(0, 2, 4), (2, 1, 4), (1, 3, 4), (3, 0, 4)] {
-        faces.push([x, y, z]);
-        faces.push([y, x, 5]);
-    }
-    let octahedron = MeshTree::<Aabb>::new(TriMesh::new(corners.to_vec(), faces).expect("valid"));
+    // Tilted faces that dyadic points (multiples of 2^-12 summing to 1)
+    // meet exactly.
+    let octahedron = MeshTree::<Aabb>::new(octahedron());
     let (cube, octahedron) = (
         cube.closed().expect("closed"),
         octahedron.closed().expect("closed"),
