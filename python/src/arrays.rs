@@ -48,8 +48,10 @@ pub(crate) fn ndarray<'py>(
         .getattr("aligned")?
         .extract::<bool>()?;
     if !aligned || (item > 0 && array.strides().iter().any(|stride| stride % item != 0)) {
-        return Ok(numpy()?
-            .call_method1("ascontiguousarray", (&array,))?
+        // A copy in any case: `ascontiguousarray` returns an unaligned but
+        // contiguous array as it is.
+        return Ok(array
+            .call_method1("copy", ("C",))?
             .cast_into::<PyUntypedArray>()?);
     }
     Ok(array)

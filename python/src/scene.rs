@@ -437,8 +437,10 @@ impl Scene {
     /// Whether `id` names a live object; anything else (another type, an
     /// int beyond 64 bits) is not in the scene.
     fn __contains__(&self, id: &Bound<'_, PyAny>) -> bool {
-        id.extract::<i64>()
-            .is_ok_and(|id| self.object(id).is_ok_and(|o| self.world.contains(o)))
+        !id.is_instance_of::<pyo3::types::PyBool>()
+            && id
+                .extract::<i64>()
+                .is_ok_and(|id| self.object(id).is_ok_and(|o| self.world.contains(o)))
     }
 
     fn __repr__(&self) -> String {

@@ -201,6 +201,7 @@ def test_removed_ids_are_unknown_before_and_after_a_save(bunny):
     eye, target = [0.0, 0.0, -50.0], [0.0, 0.0, 50.0]
     for s in (scene, pickle.loads(pickle.dumps(scene))):
         assert b not in s and a in s and 2**70 not in s and "a" not in s
+        assert True not in s and False not in s
         with pytest.raises(boxtree.SceneError, match=f"no object {b}"):
             s.any_hit(eye, target, ignore=[b])
         with pytest.raises(boxtree.SceneError):

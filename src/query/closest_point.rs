@@ -201,7 +201,8 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// point, or a NaN or negative maximum, gives `None`.
     ///
     /// Ties at the same distance go to the lower triangle id. Distances are
-    /// those of the `f32` closest points, squared and compared in `f64`
+    /// those of the `f32` closest points: their `f32` offsets from the
+    /// query point, squared, summed and compared in `f64`
     /// (so tiny and huge meshes keep them apart); against an `f64`
     /// evaluation they agree to a few ulps of the coordinates
     /// (`tests/features/distance.rs`), from 1e-30 to 1e19 and beyond. A

@@ -658,10 +658,10 @@ fn is_finite_pose(pose: &Isometry) -> bool {
 }
 
 /// Whether the mesh's winding number at `p` (its frame) is at least ½ in
-/// size. Only asked inside the root volume's box: outside it a plane
-/// separates `p` from every triangle, so they span less than a half sphere
-/// of directions and the number stays below ½, open meshes included
-/// (meshes 100 apart had spent 13 ms on a 328k-triangle sum).
+/// size. Only asked inside the root volume's box: a closed surface (what
+/// `contact` is for) encloses nothing outside its box, where its number is
+/// 0 (meshes 100 apart had spent 13 ms on a 328k-triangle sum). An open
+/// one may differ there (two stacked plates reach nearly 1 just outside).
 fn encloses<V: BoundingVolume>(tree: &MeshTree<V>, p: &nalgebra::Vector3<f64>) -> bool {
     if tree.bvh().triangle_count() == 0 {
         return false;

@@ -17,8 +17,10 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use crate::bounding_volume::Aabb;
 use crate::bvh::BoundingVolume;
 use crate::exact;
+use crate::intersect::closest_point_on_triangle;
 use crate::math::{Point, Real, Vector};
 use crate::mesh::TriangleId;
 use crate::query::{MeshTree, PointProjection, PointQuery};
@@ -118,9 +120,13 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// inconsistently oriented, or the first triangle of zero area (remove
     /// such triangles and merge their vertices first). Topology is by
     /// vertex index: a triangle soup whose copies of a vertex are not
-    /// merged is open. Either winding is accepted: a surface whose normals
-    /// all point in (clockwise seen from outside) encloses a negative
-    /// volume by its winding, and its inside is still the bounded side.
+    /// merged is open. Either winding is accepted, as the whole mesh's: a
+    /// surface whose normals all point in (clockwise seen from outside)
+    /// encloses a negative volume by its winding, and its inside is still
+    /// the bounded side. The winding is the sum over all components, so
+    /// separate components must be wound alike (a hollow solid's cavity,
+    /// wound the other way as it should be, is inside its shell): a small
+    /// outward box beside a large inward one reads inside out.
     pub fn closed(&self) -> Result<ClosedMesh<'_, V>, SurfaceError> {
         let mesh = self.mesh();
         let indices = mesh.indices();
@@ -208,12 +214,7 @@ impl<V: BoundingVolume> ClosedMesh<'_, V> {
     pub fn signed_distance(&self, query: impl Into<PointQuery>) -> Option<SignedDistance> {
         let query = query.into();
         let projection = self.tree.closest_point(query)?;
-        if self.lies_on_triangle(&query.point, &projection) {
-            let projection = PointProjection {
-                point: query.point,
-                distance: 0.0,
-                ..projection
-            };
+        if let Some(projection) = self.on_surface(&query.point, &projection) {
             return Some(SignedDistance {
                 signed: 0.0,
                 projection,
@@ -221,7 +222,13 @@ impl<V: BoundingVolume> ClosedMesh<'_, V> {
         }
         let normal = self.pseudo_normal(&projection);
         let outward = normal.dot(&(query.point - projection.point));
-        let signed = if (outward < 0.0) != self.inward {
+        // 0 reads outside whichever way the surface is wound.
+        let inside = if self.inward {
+            outward > 0.0
+        } else {
+            outward < 0.0
+        };
+        let signed = if inside {
             -projection.distance
         } else {
             projection.distance
@@ -236,19 +243,48 @@ impl<V: BoundingVolume> ClosedMesh<'_, V> {
         self.signed_distance(point).is_some_and(|d| d.signed <= 0.0)
     }
 
-    /// True when `point` lies exactly on the nearest triangle found (by
-    /// exact predicates), asked only when that triangle is within the
-    /// rounding of a closest point: a point on a face comes out about one
-    /// ulp beside itself, along the face, and that offset is at right
-    /// angles to the pseudo-normal, so its sign would be noise (a third of
-    /// the points on a cube's face read as outside).
-    fn lies_on_triangle(&self, point: &Point, projection: &PointProjection) -> bool {
+    /// The point itself as its nearest surface point (distance 0) when it
+    /// lies exactly on a triangle (exact predicates), asked only when the
+    /// nearest point found is within the rounding of a closest point: a
+    /// point on a face comes out about one ulp beside itself, along the
+    /// face, and that offset is at right angles to the pseudo-normal, so
+    /// its sign would be noise (a third of the points on a cube's face read
+    /// as outside). The nearest triangle found is tried first; next to a
+    /// concave edge the face holding the point may not be that one (its
+    /// rounded closest point lost to the neighbour's), so every triangle
+    /// within the rounding is tried, the lowest id first.
+    fn on_surface(&self, point: &Point, projection: &PointProjection) -> Option<PointProjection> {
         let rounding = 64.0 * Real::EPSILON * self.tree.coordinate_scale();
         if !(projection.distance <= rounding) {
-            return false;
+            return None;
         }
-        let [a, b, c] = self.tree.mesh().triangle(projection.triangle).vertices();
-        exact::orient3d(&a, &b, &c, point) == 0.0 && exact::in_closed_triangle(&a, &b, &c, point)
+        let mesh = self.tree.mesh();
+        let holds = |triangle: TriangleId| {
+            let [a, b, c] = mesh.triangle(triangle).vertices();
+            exact::orient3d(&a, &b, &c, point) == 0.0
+                && exact::in_closed_triangle(&a, &b, &c, point)
+        };
+        let on = |triangle: TriangleId| {
+            let weights = closest_point_on_triangle(point, &mesh.triangle(triangle));
+            PointProjection {
+                point: *point,
+                distance: 0.0,
+                triangle,
+                u: weights.u,
+                v: weights.v,
+                w: weights.w,
+            }
+        };
+        if holds(projection.triangle) {
+            return Some(on(projection.triangle));
+        }
+        let reach = Vector::repeat(rounding);
+        let near = Aabb::new(point - reach, point + reach);
+        self.tree
+            .triangles_overlapping(near)
+            .into_iter()
+            .find(|&t| holds(t))
+            .map(on)
     }
 
     /// The pseudo-normal of the feature the nearest point lies on: a

@@ -747,9 +747,9 @@ fn mesh_inside_another_is_not_a_surface_overlap_but_is_contained() {
 #[test]
 fn containment_skips_only_winding_numbers_below_one_half() {
     // `contact` sums a winding number only where the sampled vertex lies in
-    // the other mesh's root box. An open cup (an icosphere's upper half)
-    // wraps points near and beyond its rim without enclosing them; a tiny
-    // cube at random places about it must be classed as the whole sum says.
+    // the other mesh's root box. An open cup (an icosphere's upper half, one
+    // sheet) wraps points near and beyond its rim without enclosing them; a
+    // tiny cube at random places about it is classed as the whole sum says.
     let ball = TriMesh::icosphere(Point::origin(), 1.0, 3);
     let cup_faces: Vec<[u32; 3]> = ball
         .indices()

@@ -201,6 +201,61 @@ fn points_exactly_on_a_face_are_on_the_surface() {
     }
 }
 
+/// A prism along y over the polygon (x, z) = (-1, 2), (0, 0), (1, 1),
+/// (1, -1), (0, -1), (-1, -1), wound outwards: a groove whose faces
+/// `z = x` and `z = -2x` meet at a concave edge along the y axis.
+fn groove() -> TriMesh {
+    let polygon: [[Real; 2]; 6] = [
+        [-1.0, 2.0],
+        [0.0, 0.0],
+        [1.0, 1.0],
+        [1.0, -1.0],
+        [0.0, -1.0],
+        [-1.0, -1.0],
+    ];
+    let n = polygon.len() as u32;
+    let vertices: Vec<Point> = [0.0, 1.0]
+        .iter()
+        .flat_map(|&y| polygon.iter().map(move |p| Point::new(p[0], y, p[1])))
+        .collect();
+    // The polygon runs clockwise seen from +y; caps and sides wound to
+    // face away from the solid.
+    let mut faces = Vec::new();
+    for [a, b, c] in [[0, 1, 4], [0, 4, 5], [1, 2, 3], [1, 3, 4]] {
+        faces.push([a, b, c]);
+        faces.push([a + n, c + n, b + n]);
+    }
+    for i in 0..n {
+        let j = (i + 1) % n;
+        faces.push([i, j + n, j]);
+        faces.push([i, i + n, j + n]);
+    }
+    TriMesh::new(vertices, faces).expect("a valid prism")
+}
+
+#[test]
+fn points_on_a_face_beside_a_concave_edge_are_on_the_surface() {
+    // Points exactly on the face z = x within 1e-10 to 1e-3 of the concave
+    // edge: the neighbouring face's rounded nearest point can beat the
+    // face's own, and a third of them had read as outside.
+    let tree = MeshTree::<Aabb>::new(groove());
+    let closed = tree.closed().expect("closed");
+    assert!(closed.contains(&Point::new(0.5, 0.5, -0.5)));
+    assert!(!closed.contains(&Point::new(0.0, 0.5, 0.5)));
+    let mut rng = SplitMix(31);
+    for k in 0..20_000 {
+        let e = rng.range(0.5, 1.0) * (2.0 as Real).powi(-(10 + (k % 25)));
+        let p = Point::new(e, rng.range(0.05, 0.95), e);
+        let d = closed.signed_distance(p).expect("finite");
+        assert_eq!(
+            (d.signed, d.projection.distance),
+            (0.0, 0.0),
+            "{p:?}: {d:?}"
+        );
+        assert!(closed.contains(&p), "{p:?}");
+    }
+}
+
 #[test]
 fn inward_wound_surfaces_keep_their_inside() {
     // The same surfaces with every triangle wound the other way (normals
