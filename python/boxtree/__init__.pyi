@@ -51,7 +51,7 @@ class Mesh:
     def __init__(self, vertices: ArrayLike, faces: ArrayLike) -> None:
         """vertices (V, 3) floats, faces (F, 3) integers."""
     @staticmethod
-    def load(path: Union[str, os.PathLike[str]]) -> "Mesh":
+    def load(path: Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]) -> "Mesh":
         """Reads an OBJ, STL or PLY file (format from the extension, else the content)."""
     @staticmethod
     def from_trimesh(obj: _MeshLike) -> "Mesh":

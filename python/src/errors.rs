@@ -2,7 +2,7 @@
 //! (a `ValueError`, since every one of them is bad input), and the mapping
 //! from the crate's typed errors into it.
 
-use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
+use pyo3::exceptions::{PyFileNotFoundError, PyIsADirectoryError, PyOSError, PyValueError};
 use pyo3::{PyErr, create_exception};
 
 create_exception!(
@@ -48,6 +48,11 @@ pub(crate) fn mesh_error(error: boxtree::MeshError) -> PyErr {
     match &error {
         boxtree::MeshError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
             PyFileNotFoundError::new_err(error.to_string())
+        }
+        boxtree::MeshError::Io { source, .. }
+            if source.kind() == std::io::ErrorKind::IsADirectory =>
+        {
+            PyIsADirectoryError::new_err(error.to_string())
         }
         boxtree::MeshError::Io { .. } => PyOSError::new_err(error.to_string()),
         _ => MeshError::new_err(error.to_string()),

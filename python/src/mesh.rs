@@ -61,9 +61,16 @@ impl Mesh {
     }
 
     /// Reads an OBJ, STL (ASCII or binary) or PLY file; the format comes
-    /// from the extension, else from the content.
+    /// from the extension, else from the content. The path is a str, bytes
+    /// or os.PathLike, as for Python's own file functions.
     #[staticmethod]
-    fn load(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
+    fn load(py: Python<'_>, path: &Bound<'_, PyAny>) -> PyResult<Self> {
+        // `os.fsdecode` takes all three, and raises the TypeError Python's
+        // file functions raise for anything else.
+        let path: std::path::PathBuf = py
+            .import("os")?
+            .call_method1("fsdecode", (path,))?
+            .extract()?;
         let mesh = py.detach(|| TriMesh::load(&path)).map_err(mesh_error)?;
         Ok(Mesh { mesh })
     }

@@ -115,6 +115,13 @@ def test_bad_mesh_arrays_are_refused(vertices, faces, error):
 def test_missing_and_malformed_files():
     with pytest.raises(FileNotFoundError):
         boxtree.Mesh.load(DATA / "no such mesh.obj")
+    with pytest.raises(IsADirectoryError):
+        boxtree.Mesh.load(DATA)
+    with pytest.raises(TypeError, match="str, bytes or os.PathLike"):
+        boxtree.Mesh.load(3)
+    # A path as bytes, as Python's own file functions take it.
+    as_bytes = boxtree.Mesh.load(bytes(DATA / "bunny.obj"))
+    assert len(as_bytes) == len(boxtree.Mesh.load(str(DATA / "bunny.obj")))
     with pytest.raises(boxtree.MeshError, match=r"README\.md"):
         boxtree.Mesh.load(DATA / "README.md")
 
