@@ -9,7 +9,9 @@ use boxtree::{
     Aabb, Filter, MeshTree as Tree, ObjectId, PackedObb, PointQuery, Ray, Scene as World,
     SceneMesh, Segment, Threads,
 };
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
+use numpy::{
+    IntoPyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArrayMethods,
+};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -48,6 +50,21 @@ impl Scene {
             .ok()
             .and_then(|i| self.ids.get(i).copied().flatten())
             .ok_or_else(|| SceneError::new_err(format!("no object {id} in this scene")))
+    }
+
+    /// The object an id argument names: an int (a bool is not an id, though
+    /// Python counts it as one), else a `TypeError`; an int naming no
+    /// object, a `SceneError`.
+    fn object_arg(&self, id: &Bound<'_, PyAny>) -> PyResult<(i64, ObjectId)> {
+        if id.is_instance_of::<pyo3::types::PyBool>() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "an object id is an int, not a bool",
+            ));
+        }
+        let number: i64 = id
+            .extract()
+            .map_err(|_| SceneError::new_err(format!("no object {id} in this scene")))?;
+        Ok((number, self.object(number)?))
     }
 
     /// The filter of a query's `layers` and `ignore` arguments.
@@ -118,8 +135,8 @@ impl Scene {
     }
 
     /// Takes the object out of the scene; its id is never reused.
-    fn remove(&mut self, id: i64) -> PyResult<()> {
-        let object = self.object(id)?;
+    fn remove(&mut self, id: &Bound<'_, PyAny>) -> PyResult<()> {
+        let (id, object) = self.object_arg(id)?;
         self.world.remove(object).map_err(scene_error)?;
         // Forgotten as a loaded scene forgets it: `ignore=[id]` and every
         // other use of the id then raise alike before and after a save.
@@ -128,8 +145,8 @@ impl Scene {
     }
 
     /// Moves the object to pose (4x4); queries see it at once.
-    fn set_pose(&mut self, id: i64, pose: &Bound<'_, PyAny>) -> PyResult<()> {
-        let object = self.object(id)?;
+    fn set_pose(&mut self, id: &Bound<'_, PyAny>, pose: &Bound<'_, PyAny>) -> PyResult<()> {
+        let (_, object) = self.object_arg(id)?;
         let pose = crate::pose::pose(Some(pose), "pose")?;
         self.world.set_pose(object, pose).map_err(scene_error)
     }
@@ -137,7 +154,13 @@ impl Scene {
     /// Moves many objects at once: ids (N,) and poses (N, 4, 4). Every id
     /// and pose is checked before any object moves.
     fn set_poses(&mut self, ids: &Bound<'_, PyAny>, poses: &Bound<'_, PyAny>) -> PyResult<()> {
-        let ids: Vec<i64> = ndarray(ids, "ids")?.call_method1("tolist", ())?.extract()?;
+        let ids = ndarray(ids, "ids")?;
+        if ids.dtype().kind() == b'b' {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "ids must hold int object ids, not bools",
+            ));
+        }
+        let ids: Vec<i64> = ids.call_method1("tolist", ())?.extract()?;
         let objects = ids
             .into_iter()
             .map(|id| self.object(id))
@@ -166,8 +189,12 @@ impl Scene {
     }
 
     /// The object's pose, a (4, 4) float64 matrix.
-    fn pose<'py>(&self, py: Python<'py>, id: i64) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let object = self.object(id)?;
+    fn pose<'py>(
+        &self,
+        py: Python<'py>,
+        id: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let (id, object) = self.object_arg(id)?;
         let pose = self
             .world
             .pose(object)
@@ -176,15 +203,15 @@ impl Scene {
     }
 
     /// Sets the object's layer mask.
-    fn set_layers(&mut self, id: i64, layers: u32) -> PyResult<()> {
-        let object = self.object(id)?;
+    fn set_layers(&mut self, id: &Bound<'_, PyAny>, layers: u32) -> PyResult<()> {
+        let (_, object) = self.object_arg(id)?;
         self.world.set_layers(object, layers).map_err(scene_error)
     }
 
     /// Puts the object in a group (or none with None).
     #[pyo3(signature = (id, group))]
-    fn set_group(&mut self, id: i64, group: Option<u32>) -> PyResult<()> {
-        let object = self.object(id)?;
+    fn set_group(&mut self, id: &Bound<'_, PyAny>, group: Option<u32>) -> PyResult<()> {
+        let (_, object) = self.object_arg(id)?;
         self.world.set_group(object, group).map_err(scene_error)
     }
 

@@ -206,3 +206,19 @@ def test_removed_ids_are_unknown_before_and_after_a_save(bunny):
             s.any_hit(eye, target, ignore=[b])
         with pytest.raises(boxtree.SceneError):
             s.remove(b)
+
+
+def test_object_ids_are_ints_not_bools(bunny):
+    tree = boxtree.MeshTree(bunny)
+    scene = boxtree.Scene()
+    scene.add(tree)
+    scene.add(tree)
+    with pytest.raises(TypeError, match="not a bool"):
+        scene.remove(True)
+    with pytest.raises(TypeError, match="not bools"):
+        scene.set_poses(np.array([True]), np.eye(4)[None])
+    with pytest.raises(boxtree.SceneError, match="no object"):
+        scene.pose(2**70)
+    assert 1 in scene and len(scene.ids) == 2
+    scene.remove(np.int64(1))
+    assert 1 not in scene
