@@ -337,9 +337,15 @@ pub(crate) struct CastPath {
 impl CastPath {
     pub(crate) fn new(cast: &ShapeCast, coordinate_scale: Real) -> Self {
         let (centre, radius) = cast.bounding_sphere();
-        // Box tests round by a few ulps of the coordinates involved.
-        let scale = coordinate_scale + centre.coords.amax() + cast.motion.amax() + radius;
-        let pad = 16.0 * Real::EPSILON * scale;
+        // The grown node boxes round by a few `f32` ulps of the mesh's
+        // coordinates and the shape's size; the path's entry is the robust
+        // slab test of the exact centre and motion. The leaves' sweeps run
+        // in `f64`, so the path's own size (a start 1e6 away, a motion 1e7
+        // long) counts only by `f64` ulps: as `f32` ulps it had grown every
+        // node by up to 19 m there, and a cast took 9 ms instead of 7 µs.
+        let path = centre.coords.amax() + cast.motion.amax();
+        let pad = 16.0 * Real::EPSILON * (coordinate_scale + radius)
+            + (16.0 * f64::EPSILON * f64::from(path)) as Real;
         CastPath {
             ray: TraversalRay::new(&Ray::new(centre, cast.motion)),
             extents: cast.half_extents().add_scalar(pad),

@@ -401,6 +401,53 @@ fn every_tree_kind_casts_as_every_triangle() {
 }
 
 #[test]
+fn far_meshes_and_long_casts_cast_as_every_triangle() {
+    // Node boxes grow by the rounding of the mesh's coordinates and the
+    // shape's size; the path's own size counts by `f64` ulps only (the
+    // leaves' sweeps run in `f64`). Meshes far from the origin, and casts
+    // from far away along long motions, must still answer as a loop over
+    // every triangle does.
+    let count = if std::env::var_os("BOXTREE_LONG_TESTS").is_some() {
+        20_000
+    } else {
+        300
+    };
+    let mut rng = SplitMix(43);
+    for (name, mesh) in cast_meshes() {
+        for far in [1e3, 1e4, 1e5] {
+            let offset = Vector::new(far, -far, 0.5 * far);
+            let moved: Vec<Point> = mesh.vertices().iter().map(|v| v + offset).collect();
+            let mesh = TriMesh::new(moved, mesh.indices().to_vec()).expect("finite");
+            let mut casts = random_casts(&mesh, count, 37);
+            // From up to a thousand sizes away, aimed through the mesh.
+            let (centre, size) = (mesh.aabb().center(), mesh.aabb().half_extents().norm());
+            for k in 0..count {
+                let away = rng.point(1.0).coords * size * rng.range(10.0, 1000.0);
+                let start = centre + away;
+                let motion = -away * rng.range(1.0, 2.5) + rng.vector(-0.3, 0.3) * size;
+                let radius = rng.range(0.0, 0.1) * size;
+                casts.push(if k % 2 == 0 {
+                    ShapeCast::sphere(start, radius, motion)
+                } else {
+                    ShapeCast::capsule(
+                        Segment::new(start, start + rng.vector(-0.2, 0.2) * size),
+                        radius,
+                        motion,
+                    )
+                });
+            }
+            let answers: Vec<_> = casts.iter().map(|c| brute_force(&mesh, c)).collect();
+            assert!(
+                answers.iter().flatten().count() > count / 4,
+                "{name} at {far}"
+            );
+            check_tree::<Aabb>(name, &mesh, &casts, &answers);
+            check_tree::<Obb>(name, &mesh, &casts, &answers);
+        }
+    }
+}
+
+#[test]
 fn placed_meshes_cast_in_world_space() {
     let mesh = data_mesh("bunny.obj");
     let tree = MeshTree::<Aabb>::new(mesh.clone());
