@@ -53,10 +53,11 @@ pub struct MeshDistance {
 /// placement), and far fewer pairs are looked at. [`ErrorBound::EXACT`]
 /// asks for the distance itself, ties at the lowest pair; `f32` cannot
 /// tell apart pairs whose distances differ by less than a few ulps of
-/// that distance, so meshes far apart relative to their size (100 of the
-/// bunny's sizes and more), or resting parallel on each other, visit
-/// every such pair to rank them: a small bound (`relative(1e-6)`) costs
-/// them no accuracy that `f32` holds and answers in microseconds.
+/// that distance, so meshes far apart relative to their size (a thousand
+/// of the bunny's sizes and more), or resting parallel on each other,
+/// visit every such pair to rank them (two bunnies 1e5 sizes apart: 8.7 s
+/// with `Obb` trees). A small bound (`relative(1e-6)`) costs them no
+/// accuracy that `f32` holds and leaves the ties out (33 µs there).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ErrorBound {
     /// Allowed excess as a fraction of the true distance.
