@@ -3,12 +3,7 @@
 //! world. Object ids are the crate's (`ObjectId::get`): they grow from 0
 //! in the order objects are added and are never reused.
 
-use std::sync::Arc;
-
-use boxtree::{
-    Aabb, Filter, MeshTree as Tree, ObjectId, PackedObb, PointQuery, Ray, Scene as World,
-    SceneMesh, Segment, Threads,
-};
+use boxtree::{Filter, ObjectId, PointQuery, Ray, Scene as World, Segment, Threads};
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArrayMethods,
 };
@@ -17,13 +12,13 @@ use pyo3::types::PyBytes;
 
 use crate::arrays::{OneOrMany, Pairs, RowsView, ndarray, one_or_many, pairs, point, rows};
 use crate::batch::{Staging, blocks};
-use crate::errors::{BoxtreeError, SceneError, array_error, load_error, scene_error};
+use crate::errors::{SceneError, array_error, load_error, scene_error};
 use crate::mesh::mesh_like;
 use crate::pose::{Poses, matrix};
 use crate::results::{
     Hit, HitColumns, Nearest, NearestColumns, Sight, SightColumns, id, object_id,
 };
-use crate::tree::{MeshTree, with_tree};
+use crate::tree::{MeshTree, Volume, with_tree};
 
 /// Every layer: the default filter sees every object.
 const ALL_LAYERS: u32 = u32::MAX;
@@ -103,27 +98,12 @@ impl Scene {
         volume: &str,
     ) -> PyResult<u32> {
         let pose = crate::pose::pose(pose, "pose")?;
-        if volume != "aabb" && volume != "obb" {
-            // Checked whatever mesh is: a tree given with volume="x" was
-            // accepted silently (a hunt's finding).
-            return Err(BoxtreeError::new_err(format!(
-                "volume must be \"aabb\" or \"obb\"; got {volume:?}"
-            )));
-        }
+        // Checked whatever mesh is: a tree given with volume="x" was
+        // accepted silently (a hunt's finding).
+        let volume = Volume::named(volume)?;
         let tree = match mesh.cast::<MeshTree>() {
             Ok(tree) => tree.get().tree.clone(),
-            Err(_) => {
-                let mesh = mesh_like(mesh)?;
-                match volume {
-                    "aabb" => SceneMesh::Aabb(Arc::new(py.detach(|| Tree::<Aabb>::new(mesh)))),
-                    "obb" => SceneMesh::Obb(Arc::new(py.detach(|| Tree::<PackedObb>::new(mesh)))),
-                    other => {
-                        return Err(BoxtreeError::new_err(format!(
-                            "volume must be \"aabb\" or \"obb\"; got {other:?}"
-                        )));
-                    }
-                }
-            }
+            Err(_) => volume.build(py, mesh_like(mesh)?),
         };
         let id = self.world.add(tree, pose).map_err(scene_error)?;
         self.world.set_layers(id, layers).map_err(scene_error)?;
@@ -464,10 +444,8 @@ impl Scene {
     /// Whether `id` names a live object; anything else (another type, an
     /// int beyond 64 bits) is not in the scene.
     fn __contains__(&self, id: &Bound<'_, PyAny>) -> bool {
-        !id.is_instance_of::<pyo3::types::PyBool>()
-            && id
-                .extract::<i64>()
-                .is_ok_and(|id| self.object(id).is_ok_and(|o| self.world.contains(o)))
+        self.object_arg(id)
+            .is_ok_and(|(_, o)| self.world.contains(o))
     }
 
     fn __repr__(&self) -> String {

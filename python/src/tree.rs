@@ -8,7 +8,7 @@ use std::sync::Arc;
 use boxtree::saved::LoadError as SavedError;
 use boxtree::{
     Aabb, BoundingVolume, MeshTree as Tree, PackedObb, Point, PointQuery, Ray, SceneMesh, Segment,
-    SightOptions, Threads, TriangleId,
+    SightOptions, Threads, TriMesh, TriangleId,
 };
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
@@ -42,6 +42,34 @@ pub(crate) use with_tree;
 pub struct MeshTree {
     /// Shared, so that scenes place it without copying.
     pub(crate) tree: SceneMesh,
+}
+
+/// A `volume` argument: which tree a mesh gets.
+#[derive(Clone, Copy)]
+pub(crate) enum Volume {
+    Aabb,
+    Obb,
+}
+
+impl Volume {
+    /// `"aabb"` or `"obb"`, else a `BoxtreeError` naming the argument.
+    pub(crate) fn named(volume: &str) -> PyResult<Self> {
+        match volume {
+            "aabb" => Ok(Volume::Aabb),
+            "obb" => Ok(Volume::Obb),
+            other => Err(BoxtreeError::new_err(format!(
+                "volume must be \"aabb\" or \"obb\"; got {other:?}"
+            ))),
+        }
+    }
+
+    /// The tree of this kind over `mesh`, built without the GIL.
+    pub(crate) fn build(self, py: Python<'_>, mesh: TriMesh) -> SceneMesh {
+        match self {
+            Volume::Aabb => SceneMesh::Aabb(Arc::new(py.detach(|| Tree::<Aabb>::new(mesh)))),
+            Volume::Obb => SceneMesh::Obb(Arc::new(py.detach(|| Tree::<PackedObb>::new(mesh)))),
+        }
+    }
 }
 
 /// The margins and ignore list of a line-of-sight call. NaN margins are
@@ -87,17 +115,11 @@ impl MeshTree {
     #[new]
     #[pyo3(signature = (mesh, volume = "aabb"))]
     fn new(py: Python<'_>, mesh: &Bound<'_, PyAny>, volume: &str) -> PyResult<Self> {
+        let volume = Volume::named(volume)?;
         let mesh = mesh_like(mesh)?;
-        let tree = match volume {
-            "aabb" => SceneMesh::Aabb(Arc::new(py.detach(|| Tree::<Aabb>::new(mesh)))),
-            "obb" => SceneMesh::Obb(Arc::new(py.detach(|| Tree::<PackedObb>::new(mesh)))),
-            other => {
-                return Err(BoxtreeError::new_err(format!(
-                    "volume must be \"aabb\" or \"obb\"; got {other:?}"
-                )));
-            }
-        };
-        Ok(MeshTree { tree })
+        Ok(MeshTree {
+            tree: volume.build(py, mesh),
+        })
     }
 
     /// "aabb" or "obb".
