@@ -136,11 +136,9 @@ struct Nearest {
 const RELATIVE_SLACK: Real = 4.0 * Real::EPSILON;
 
 impl Nearest {
-    /// `absolute_slack` covers what is not relative to the distance: a
-    /// closest point is rounded by up to about `30u` of the triangle's
-    /// coordinates, and a plane's distance by about `60u` of them (its
-    /// normal's direction, see `nearest_in_leaf`); volumes whose distance
-    /// projects the point itself (k-DOPs) add a few `u` of its coordinates.
+    /// `absolute_slack` covers what is not relative to the distance:
+    /// [`MeshTree::closest_point_rounding`], and for volumes whose distance
+    /// projects the point itself (k-DOPs) a few `u` of its coordinates.
     fn new(query: &PointQuery, absolute_slack: Real) -> Self {
         let mut nearest = Nearest {
             found: None,
@@ -244,6 +242,17 @@ impl<V: BoundingVolume> MeshTree<V> {
         });
     }
 
+    /// What a nearest-point distance may be off by beyond a few ulps of
+    /// itself: `64 ε` of the mesh's largest coordinate, which bounds the
+    /// rounding of a closest point (about `30u` of its triangle's
+    /// coordinates) and of a plane's distance (about `60u`, see
+    /// `nearest_in_leaf`). The descents' slack, and the distance within
+    /// which signed distances decide exactly whether a point is on the
+    /// surface.
+    pub(crate) fn closest_point_rounding(&self) -> Real {
+        64.0 * Real::EPSILON * self.coordinate_scale()
+    }
+
     /// Offers the leaf's triangles to `nearest`, each first tested by the
     /// distance to its own box (cheaper than the exact closest point, and
     /// enough to skip most triangles of a leaf once a near one is known).
@@ -304,7 +313,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         let p = &query.point;
         // Any volume: some (k-DOPs) project the point itself, so its
         // coordinates count too.
-        let absolute = 64.0 * Real::EPSILON * (p.coords.amax() + self.coordinate_scale());
+        let absolute = self.closest_point_rounding() + 64.0 * Real::EPSILON * p.coords.amax();
         let mut nearest = Nearest::new(query, absolute);
         let mut current = (NodeId::ROOT, bvh.root_volume().point_distance_squared(p));
         loop {
@@ -358,7 +367,7 @@ impl<V: BoundingVolume> MeshTree<V> {
         let prefetch = wide.outgrows_cache();
         // Box distances are relative to themselves: only the triangles'
         // coordinates count.
-        let mut nearest = Nearest::new(query, 64.0 * Real::EPSILON * self.coordinate_scale());
+        let mut nearest = Nearest::new(query, self.closest_point_rounding());
         let mut items = stack_items();
         // (wide node, 0, d²) or (first leaf position, count ≥ 1, d²).
         let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);

@@ -25,7 +25,7 @@
 //!   pair and tested exactly with [`triangles_overlap`] (Guigue–Devillers with
 //!   exact predicates). Zero-area triangles (tested in their own mesh frame)
 //!   never produce contacts (distances and casts do count them, as the
-//!   segments they span: see [`TriMesh`](crate::TriMesh)).
+//!   segments they span: see [`TriMesh`]).
 //!
 //! **Exactness.** A reported pair is one whose triangles, with B's mapped into
 //! A's frame as above, share a point (touching counts), and every such pair is

@@ -339,10 +339,12 @@ impl CastPath {
         let (centre, radius) = cast.bounding_sphere();
         // The grown node boxes round by a few `f32` ulps of the mesh's
         // coordinates and the shape's size; the path's entry is the robust
-        // slab test of the exact centre and motion. The leaves' sweeps run
-        // in `f64`, so the path's own size (a start 1e6 away, a motion 1e7
-        // long) counts only by `f64` ulps: as `f32` ulps it had grown every
-        // node by up to 19 m there, and a cast took 9 ms instead of 7 µs.
+        // slab test of the exact centre and motion. The leaves decide in
+        // `f64` (spheres, capsules and boxes) or by the watertight segment
+        // test (radius 0, which raycasts use with no pad at all), so the
+        // path's own size (a start 1e6 away, a motion 1e7 long) counts only
+        // by `f64` ulps: as `f32` ulps it had grown every node by up to
+        // 19 m there, and a cast took 7 ms instead of 7.5 µs.
         let path = centre.coords.amax() + cast.motion.amax();
         let pad = 16.0 * Real::EPSILON * (coordinate_scale + radius)
             + (16.0 * f64::EPSILON * f64::from(path)) as Real;

@@ -208,8 +208,8 @@ impl<V: BoundingVolume> ClosedMesh<'_, V> {
     /// surface) with its nearest surface point; `None` as for
     /// [`MeshTree::closest_point`] (NaN input, nothing within the maximum,
     /// which for a point on the surface must allow the nearest point's
-    /// rounding). A point lying exactly on the nearest triangle found
-    /// (exact predicates) is its own nearest point: distance and sign 0.
+    /// rounding). A point lying exactly on a triangle (exact predicates)
+    /// is its own nearest point: distance and sign 0.
     #[must_use]
     pub fn signed_distance(&self, query: impl Into<PointQuery>) -> Option<SignedDistance> {
         let query = query.into();
@@ -254,7 +254,7 @@ impl<V: BoundingVolume> ClosedMesh<'_, V> {
     /// rounded closest point lost to the neighbour's), so every triangle
     /// within the rounding is tried, the lowest id first.
     fn on_surface(&self, point: &Point, projection: &PointProjection) -> Option<PointProjection> {
-        let rounding = 64.0 * Real::EPSILON * self.tree.coordinate_scale();
+        let rounding = self.tree.closest_point_rounding();
         if !(projection.distance <= rounding) {
             return None;
         }
