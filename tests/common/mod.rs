@@ -84,3 +84,16 @@ pub fn collected<T>(batch: impl FnOnce(&mut Vec<T>)) -> Vec<T> {
     batch(&mut out);
     out
 }
+
+/// True with `BOXTREE_LONG_TESTS` set: property and sampling tests then run
+/// many more cases (not in CI).
+#[allow(dead_code)]
+pub fn long_tests() -> bool {
+    std::env::var_os("BOXTREE_LONG_TESTS").is_some()
+}
+
+/// `long` cases with `BOXTREE_LONG_TESTS` set, else `short`.
+#[allow(dead_code)]
+pub fn long_or<T>(long: T, short: T) -> T {
+    if long_tests() { long } else { short }
+}

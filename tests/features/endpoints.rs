@@ -406,11 +406,7 @@ fn check_case(seed: u64, place: Place) -> Result<(), String> {
 }
 
 fn case_count() -> u32 {
-    if std::env::var_os("BOXTREE_LONG_TESTS").is_some() {
-        2000
-    } else {
-        100
-    }
+    common::long_or(2000, 100)
 }
 
 proptest! {

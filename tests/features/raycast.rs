@@ -45,11 +45,7 @@ fn meshes() -> Vec<(&'static str, TriMesh)> {
 }
 
 fn segment_count() -> usize {
-    if std::env::var_os("BOXTREE_LONG_TESTS").is_some() {
-        1_000_000
-    } else {
-        100_000
-    }
+    common::long_or(1_000_000, 100_000)
 }
 
 /// A mesh's triangles beside their boxes, for the brute force: the box
@@ -853,7 +849,7 @@ fn check_against_brute_force<V: BoundingVolume>(
 }
 
 fn proptest_config() -> ProptestConfig {
-    let long = std::env::var_os("BOXTREE_LONG_TESTS").is_some();
+    let long = common::long_tests();
     ProptestConfig::with_cases(if long { 2048 } else { 48 })
 }
 

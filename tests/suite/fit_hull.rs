@@ -542,7 +542,7 @@ fn hundred_thousand_points_are_hulled() {
 
 #[test]
 fn a_million_points_are_hulled() {
-    if std::env::var_os("BOXTREE_LONG_TESTS").is_none() {
+    if !common::long_tests() {
         return;
     }
     let mut rng = SplitMix(43);
@@ -647,11 +647,7 @@ proptest! {
 /// stacked circles, noisy spheres, and a cloud far from the origin.
 #[test]
 fn adversarial_families_give_valid_hulls() {
-    let rounds = if std::env::var_os("BOXTREE_LONG_TESTS").is_some() {
-        5000
-    } else {
-        150
-    };
+    let rounds = common::long_or(5000, 150);
     let mut rng = SplitMix(47);
     for round in 0..rounds {
         let rotation = rng.rotation();

@@ -347,7 +347,7 @@ fn hundred_thousand_points_fit_without_overflow() {
 
 #[test]
 fn a_million_points_fit_without_overflow() {
-    if std::env::var_os("BOXTREE_LONG_TESTS").is_none() {
+    if !common::long_tests() {
         return;
     }
     let mut rng = SplitMix(19);

@@ -373,11 +373,7 @@ fn check_tree<V: BoundingVolume>(
 fn every_tree_kind_casts_as_every_triangle() {
     // `BOXTREE_LONG_TESTS=1`: 200,000 casts per mesh, a third each
     // spheres (a quarter of them of radius 0), capsules and boxes.
-    let count = if std::env::var_os("BOXTREE_LONG_TESTS").is_some() {
-        200_000
-    } else {
-        600
-    };
+    let count = common::long_or(200_000, 600);
     for (name, mesh) in cast_meshes() {
         let casts = random_casts(&mesh, count, 31);
         let answers: Vec<_> = casts.iter().map(|c| brute_force(&mesh, c)).collect();
@@ -407,11 +403,7 @@ fn far_meshes_and_long_casts_cast_as_every_triangle() {
     // leaves' sweeps run in `f64`). Meshes far from the origin, and casts
     // from far away along long motions, must still answer as a loop over
     // every triangle does.
-    let count = if std::env::var_os("BOXTREE_LONG_TESTS").is_some() {
-        20_000
-    } else {
-        300
-    };
+    let count = common::long_or(20_000, 300);
     let mut rng = SplitMix(43);
     for (name, mesh) in cast_meshes() {
         for far in [1e3, 1e4, 1e5] {
@@ -692,7 +684,7 @@ fn box_casts_meet_faces_edges_and_corners() {
 
 #[test]
 fn zero_radius_casts_are_the_segment_raycast() {
-    let long = std::env::var_os("BOXTREE_LONG_TESTS").is_some();
+    let long = common::long_tests();
     let count = if long { 200_000 } else { 4_000 };
     for (name, mesh) in cast_meshes() {
         let tree = MeshTree::<Aabb>::new(mesh.clone());

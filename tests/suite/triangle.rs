@@ -19,11 +19,7 @@ use proptest::prelude::*;
 
 /// `n` seeded cases, or 50× as many when `BOXTREE_LONG_TESTS` is set.
 fn seeded_cases(n: usize) -> usize {
-    if std::env::var_os("BOXTREE_LONG_TESTS").is_some() {
-        n * 50
-    } else {
-        n
-    }
+    common::long_or(n * 50, n)
 }
 
 fn p(x: Real, y: Real, z: Real) -> Point {
