@@ -572,7 +572,6 @@ avx2_fn! {
         t_max: Real,
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
-        let _ = avx2;
         let ray = Ray::new(Point::new(ox, oy, oz), Vector::new(dx, dy, dz));
         let end = has_end.then_some(Point::new(ex, ey, ez));
         let (prepared, usable) = PreparedRay::prepare(&ray, end, t_min, t_max);
@@ -580,7 +579,7 @@ avx2_fn! {
             return None;
         }
         let remake = || PreparedRay::prepare(&ray, end, t_min, t_max).0;
-        tree.wide_any_hit_remaking(wide, &prepared, &remake, skip)
+        tree.wide_any_hit_remaking(avx2, wide, &prepared, &remake, skip)
     }
 }
 

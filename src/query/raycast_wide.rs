@@ -33,53 +33,63 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         if let Some(avx2) = Avx2::detect() {
             return wide_any_hit_avx2(avx2, self, wide, ray, skip);
         }
-        self.wide_any_hit_in(wide, ray, skip)
+        self.wide_any_hit_in(Baseline::default(), wide, ray, skip)
     }
 
     #[inline(always)]
-    pub(crate) fn wide_any_hit_in<const W: usize>(
+    pub(crate) fn wide_any_hit_in<const W: usize, I: Isa>(
         &self,
+        isa: I,
         wide: &WideBvh<W>,
         ray: &PreparedRay,
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
-        self.wide_any_hit_remaking(wide, ray, &|| *ray, skip)
+        self.wide_any_hit_remaking(isa, wide, ray, &|| *ray, skip)
     }
 
     /// [`MeshTree::wide_any_hit_in`], with `remake` making the prepared ray
     /// again for the careful pass (see the kernel's end).
     #[inline(always)]
-    pub(crate) fn wide_any_hit_remaking<const W: usize>(
+    pub(crate) fn wide_any_hit_remaking<const W: usize, I: Isa>(
         &self,
+        isa: I,
         wide: &WideBvh<W>,
         ray: &PreparedRay,
         remake: &impl Fn() -> PreparedRay,
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
         match (wide.fits_array_stack(), wide.outgrows_cache()) {
-            (true, false) => self.wide_any_hit_kernel::<W, false>(
+            (true, false) => self.wide_any_hit_kernel::<W, I, false>(
+                isa,
                 wide,
                 ray,
                 remake,
                 skip,
                 &mut ArrayStack::new(&mut stack_items()),
             ),
-            (true, true) => self.wide_any_hit_kernel::<W, true>(
+            (true, true) => self.wide_any_hit_kernel::<W, I, true>(
+                isa,
                 wide,
                 ray,
                 remake,
                 skip,
                 &mut ArrayStack::new(&mut stack_items()),
             ),
-            (false, _) => {
-                self.wide_any_hit_kernel::<W, true>(wide, ray, remake, skip, &mut Vec::new())
-            }
+            (false, _) => self.wide_any_hit_kernel::<W, I, true>(
+                isa,
+                wide,
+                ray,
+                remake,
+                skip,
+                &mut Vec::new(),
+            ),
         }
     }
 
     #[inline(always)]
-    fn wide_any_hit_kernel<const W: usize, const PREFETCH: bool>(
+    fn wide_any_hit_kernel<const W: usize, I: Isa, const PREFETCH: bool>(
         &self,
+        isa: I,
         wide: &WideBvh<W>,
         ray: &PreparedRay,
         remake: &impl Fn() -> PreparedRay,
@@ -94,7 +104,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             let node = &nodes[index as usize];
             let spans = node.ray_entries(&ray.boxes, t_min, t_max, ray.ends);
             let (entered, at_ends) = (spans.entered, spans.at_ends);
-            let leaves = entered & node.leaf_lanes();
+            let leaves = entered & node.leaf_lanes_on(isa);
             let inner = entered & !leaves;
             // The highest entered inner lane is visited next, straight from
             // this node; the others go on the stack unordered and without
@@ -204,7 +214,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
                 let node = &nodes[index as usize];
                 let spans = node.ray_entries_on(isa, &ray.boxes, t_min, reach, ray.ends);
                 let (entries, entered) = (&spans.enter, spans.entered);
-                let leaves = entered & node.leaf_lanes();
+                let leaves = entered & node.leaf_lanes_on(isa);
                 let mut pending = leaves;
                 while pending != 0 {
                     let lane = pending.trailing_zeros() as usize;
@@ -247,8 +257,7 @@ avx2_fn! {
         ray: &PreparedRay,
         skip: &impl Fn(TriangleId) -> bool,
     ) -> Option<TriangleId> {
-        let _ = avx2;
-        tree.wide_any_hit_in(wide, ray, skip)
+        tree.wide_any_hit_in(avx2, wide, ray, skip)
     }
 }
 
@@ -399,8 +408,8 @@ mod tests {
                 ] {
                     assert_eq!(key(closest), expected, "{isa}, segment {i}");
                 }
-                let any4 = tree.wide_any_hit_in(&four, &prepared, &none);
-                let any8 = tree.wide_any_hit_in(&eight, &prepared, &none);
+                let any4 = tree.wide_any_hit_in(Portable, &four, &prepared, &none);
+                let any8 = tree.wide_any_hit_in(Baseline::default(), &eight, &prepared, &none);
                 assert_eq!(any4.is_some(), expected.is_some(), "4-wide, segment {i}");
                 assert_eq!(any8.is_some(), expected.is_some(), "8-wide, segment {i}");
                 if let Some(avx2) = Avx2::detect() {

@@ -304,7 +304,7 @@ impl Scene {
         loop {
             let node = &nodes[index as usize];
             let spans = node.ray_entries_on(isa, ray, span.t_min, span.t_max, NO_ENDS);
-            let leaves = spans.entered & node.leaf_lanes();
+            let leaves = spans.entered & node.leaf_lanes_on(isa);
             for lane in set_bits(u64::from(leaves)) {
                 // The leaf's box, just entered, is its object's.
                 let (m, _) = node.leaf_range(lane);
