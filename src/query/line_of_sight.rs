@@ -106,6 +106,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// Whether `target` can be seen from `eye`. A segment of zero length (or
     /// shorter than the two margins together) is visible.
     #[must_use]
+    #[inline]
     pub fn line_of_sight(&self, eye: &Point, target: &Point, options: &SightOptions) -> Visibility {
         match sight_span(eye, target, options) {
             Ok(span) => {

@@ -181,6 +181,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// single queries and batches. A NaN or infinite point or direction,
     /// or a NaN range end, gives `None` (infinite range ends are ranges).
     #[must_use]
+    #[inline]
     pub fn any_hit(&self, span: impl Into<RaySpan>) -> Option<TriangleId> {
         let span = span.into();
         self.any_hit_query(&span.ray, span.end, span.t_min, span.t_max, &|_| false)
@@ -189,6 +190,7 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// The closest hit along the span (ties at equal `t` go to the lower
     /// triangle id, so answers do not depend on the tree's shape).
     #[must_use]
+    #[inline]
     pub fn closest_hit(&self, span: impl Into<RaySpan>) -> Option<RayHit> {
         let span = span.into();
         self.closest_hit_query(&span.ray, span.end, span.t_min, span.t_max)
@@ -345,6 +347,7 @@ impl<V: BoundingVolume> MeshTree<V> {
 
     /// The full record of a hit: the normal is computed here, once per
     /// answer, not for every hit a closer one replaces.
+    #[inline(always)]
     pub(crate) fn ray_hit(&self, found: LeafHit) -> RayHit {
         let (tri, _) = self.leaf_triangle(found.position);
         let hit = found.hit;
