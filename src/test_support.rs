@@ -1,7 +1,43 @@
 //! Deterministic pseudo-random numbers for the unit tests: one xorshift64
-//! generator (Marsaglia 2003) that every module's tests share.
+//! generator (Marsaglia 2003) that every module's tests share; and counts
+//! of a query's costly steps, so that tests can pin a speed fix by the work
+//! it saves (timed tests would depend on the machine).
+
+use std::cell::Cell;
 
 use crate::math::Real;
+
+/// A costly step of a query, counted in test builds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Work {
+    /// An exact point–triangle closest point (nearest-point leaves).
+    ExactClosestPoint,
+    /// An exact triangle–triangle distance (mesh distance leaves).
+    TrianglePairDistance,
+}
+
+thread_local! {
+    /// Steps counted on this thread, by [`Work`].
+    static WORK: Cell<[u64; 2]> = const { Cell::new([0; 2]) };
+}
+
+/// Counts one step of `work` (called by the query layer in test builds
+/// only).
+pub(crate) fn count(work: Work) {
+    WORK.with(|c| {
+        let mut counts = c.get();
+        counts[work as usize] += 1;
+        c.set(counts);
+    });
+}
+
+/// The answer of `f` and how many steps of `work` it took on this thread
+/// (tests run on threads of their own, so the count is the test's).
+pub(crate) fn counted<R>(work: Work, f: impl FnOnce() -> R) -> (R, u64) {
+    let before = WORK.with(Cell::get)[work as usize];
+    let answer = f();
+    (answer, WORK.with(Cell::get)[work as usize] - before)
+}
 
 /// The xorshift64 sequence from `seed` (which must not be 0).
 pub(crate) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
