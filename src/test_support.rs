@@ -14,11 +14,13 @@ pub(crate) enum Work {
     ExactClosestPoint,
     /// An exact triangle–triangle distance (mesh distance leaves).
     TrianglePairDistance,
+    /// A leaf triangle offered to a shape cast.
+    CastTriangle,
 }
 
 thread_local! {
     /// Steps counted on this thread, by [`Work`].
-    static WORK: Cell<[u64; 2]> = const { Cell::new([0; 2]) };
+    static WORK: Cell<[u64; 3]> = const { Cell::new([0; 3]) };
 }
 
 /// Counts one step of `work` (called by the query layer in test builds
