@@ -16,11 +16,13 @@ pub(crate) enum Work {
     TrianglePairDistance,
     /// A leaf triangle offered to a shape cast.
     CastTriangle,
+    /// A generalised winding number over a whole mesh (`contact`).
+    WindingNumber,
 }
 
 thread_local! {
     /// Steps counted on this thread, by [`Work`].
-    static WORK: Cell<[u64; 3]> = const { Cell::new([0; 3]) };
+    static WORK: Cell<[u64; 4]> = const { Cell::new([0; 4]) };
 }
 
 /// Counts one step of `work` (called by the query layer in test builds
