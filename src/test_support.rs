@@ -16,13 +16,15 @@ pub(crate) enum Work {
     TrianglePairDistance,
     /// A leaf triangle offered to a shape cast.
     CastTriangle,
+    /// A shape cast's sweep against one triangle (closest hits).
+    CastSweep,
     /// A generalised winding number over a whole mesh (`contact`).
     WindingNumber,
 }
 
 thread_local! {
     /// Steps counted on this thread, by [`Work`].
-    static WORK: Cell<[u64; 4]> = const { Cell::new([0; 4]) };
+    static WORK: Cell<[u64; 5]> = const { Cell::new([0; 5]) };
 }
 
 /// Counts one step of `work` (called by the query layer in test builds
