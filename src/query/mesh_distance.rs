@@ -545,6 +545,32 @@ mod tests {
         assert!(exact_pairs >= plate.len() as u64, "{exact_pairs}");
     }
 
+    /// Issue 20's promise that tolerance queries cost less than the
+    /// distance: the query stops at the first pair within the tolerance,
+    /// and never opens boxes beyond it. Counted, not timed, on two spheres
+    /// 0.9 apart: the distance compares 424 triangle pairs, the tolerance
+    /// queries 0 (below it) and 2 (above).
+    #[test]
+    fn tolerance_queries_compare_fewer_pairs_than_the_distance() {
+        let sphere = MeshTree::<Aabb>::new(TriMesh::icosphere(Point::origin(), 1.0, 3));
+        let here = sphere.placed(Isometry::identity());
+        let there = sphere.placed(Isometry::translation(2.6, 1.2, 0.4));
+        let (distance, all) = counted(Work::TrianglePairDistance, || {
+            here.distance(&there, ErrorBound::EXACT)
+        });
+        let d = distance.expect("two meshes").distance;
+        for (tolerance, answer) in [(0.5 * d, false), (2.0 * d, true), (10.0 * d, true)] {
+            let (within, pairs) = counted(Work::TrianglePairDistance, || {
+                here.is_within(&there, tolerance)
+            });
+            assert_eq!(within, answer, "within {tolerance} of {d}");
+            assert!(
+                2 * pairs <= all,
+                "within {tolerance}: {pairs} pairs, the distance {all}"
+            );
+        }
+    }
+
     /// Pins the box pairs' gap along their centres' offset (e96a9b2): for
     /// OBB trees far apart relative to their size, the face axes each see
     /// only part of the offset, and without that axis two far bunnies'
