@@ -20,11 +20,15 @@ pub(crate) enum Work {
     CastSweep,
     /// A generalised winding number over a whole mesh (`contact`).
     WindingNumber,
+    /// A raycast's careful triangle test (exact endpoint decisions).
+    CarefulTriangleTest,
+    /// An exact endpoint decision by orientation predicates.
+    ExactEndDecision,
 }
 
 thread_local! {
     /// Steps counted on this thread, by [`Work`].
-    static WORK: Cell<[u64; 5]> = const { Cell::new([0; 5]) };
+    static WORK: Cell<[u64; 7]> = const { Cell::new([0; 7]) };
 }
 
 /// Counts one step of `work` (called by the query layer in test builds

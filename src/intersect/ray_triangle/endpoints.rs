@@ -91,6 +91,8 @@ impl WatertightRay {
         t_max: Real,
         t_cap: Real,
     ) -> Option<TriangleHit> {
+        #[cfg(test)]
+        crate::test_support::count(crate::test_support::Work::ExactEndDecision);
         let finite = |p: &Point| is_finite_point(p);
         let triangle = tri.triangle();
         if !triangle.vertices().iter().all(finite) || !finite(&self.origin) {
@@ -178,6 +180,8 @@ impl WatertightRay {
         t_min: Real,
         t_max: Real,
     ) -> Option<(Real, Option<Point>)> {
+        #[cfg(test)]
+        crate::test_support::count(crate::test_support::Work::ExactEndDecision);
         let [a, b, c] = tri.triangle().vertices();
         let (o, d) = (&self.origin, &self.direction);
         // The side, relative to the triangle's normal, of the range end at `param`.
