@@ -181,6 +181,9 @@ impl<V: BoundingVolume> MeshTree<V> {
     /// single queries and batches. A NaN or infinite point or direction,
     /// or a NaN range end, gives `None` (infinite range ends are ranges).
     #[must_use]
+    // Inlined (as `closest_hit` and `line_of_sight`): a span the caller has
+    // just made then stays in registers; through a call, its loads
+    // straddled the caller's stores (docs/performance.md, Raycasts).
     #[inline]
     pub fn any_hit(&self, span: impl Into<RaySpan>) -> Option<TriangleId> {
         let span = span.into();
