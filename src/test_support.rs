@@ -22,13 +22,17 @@ pub(crate) enum Work {
     WindingNumber,
     /// A raycast's careful triangle test (exact endpoint decisions).
     CarefulTriangleTest,
-    /// An exact endpoint decision by orientation predicates.
+    /// An exact endpoint decision by orientation predicates (keep it
+    /// last: it sizes the counts).
     ExactEndDecision,
 }
 
+/// How many kinds of [`Work`] there are (the last one's index, plus one).
+const WORK_KINDS: usize = Work::ExactEndDecision as usize + 1;
+
 thread_local! {
     /// Steps counted on this thread, by [`Work`].
-    static WORK: Cell<[u64; 7]> = const { Cell::new([0; 7]) };
+    static WORK: Cell<[u64; WORK_KINDS]> = const { Cell::new([0; WORK_KINDS]) };
 }
 
 /// Counts one step of `work` (called by the query layer in test builds

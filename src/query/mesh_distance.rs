@@ -565,7 +565,7 @@ mod tests {
             });
             assert_eq!(within, answer, "within {tolerance} of {d}");
             assert!(
-                2 * pairs <= all,
+                pairs <= 16 && pairs < all,
                 "within {tolerance}: {pairs} pairs, the distance {all}"
             );
         }

@@ -769,8 +769,9 @@ mod tests {
     /// known: only a lower id can then win, so the others need no sweep.
     /// Casts starting in contact with many triangles (a large sphere
     /// resting on a fine mesh) spent most of their time sweeping them.
-    /// Counted: 94 sweeps for a sphere 8.7 m across its contact circle on a
-    /// 20k-triangle plane (882 without the skip).
+    /// Counted: 94 sweeps for a sphere of radius 10 sunk 5 into a
+    /// 20k-triangle plane (a contact circle 8.7 in radius; 882 sweeps
+    /// without the skip).
     #[test]
     fn casts_starting_in_contact_sweep_few_triangles() {
         let terrain = TriMesh::terrain(100, 100.0, 0.0, 3);
