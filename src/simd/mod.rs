@@ -122,6 +122,36 @@ pub(crate) struct Slab8 {
     pub(crate) at_ends: u32,
 }
 
+/// One binary node's step of the cost-optimal collapse into wide nodes
+/// (`bvh::wide::collapse` has the recurrence and its source), for up to
+/// eight slots; lane `i` stands for `i + 1` slots. From the least costs of
+/// the left and right children's subtrees in `1..=8` slots and the node's
+/// surface area: per `j = 1..=8` the node's least cost in at most `j`
+/// slots (`cost`); per `j = 2..=8` the cheapest share of `j` slots for the
+/// left child when the children share them (the smallest share on ties,
+/// 1 when every sum is NaN or infinite), less one, in bits `3 (j − 2)` of
+/// `left_slots`; and per `j = 1..=8` the slots the node's cheapest
+/// representation fills (1 is the node itself; ties open it), less one,
+/// in bits `3 (j − 1)` of `fills`. The collapse runs this on every inner
+/// node; the scalar form's 28 sums in a chain were much of that pass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct CollapseRow8 {
+    pub(crate) cost: [Real; 8],
+    pub(crate) left_slots: u32,
+    pub(crate) fills: u32,
+}
+
+/// [`CollapseRow8`] for nodes of `W ≤ 8` slots (lanes from `W` on are
+/// unused), in scalar code: the reference the vector form must equal.
+#[inline(always)]
+pub(crate) fn collapse_row<const W: usize>(
+    left: &[Real; 8],
+    right: &[Real; 8],
+    area: Real,
+) -> CollapseRow8 {
+    portable::collapse_row::<W>(left, right, area)
+}
+
 /// Squared distances from a point to eight child boxes: per axis, the
 /// boxes' minima and maxima, the point, and the reach a descent keeps.
 pub(crate) struct BoxDistanceInput<'a> {
@@ -151,6 +181,9 @@ pub(crate) trait Isa: Copy {
 
     /// Bit `i` set when word `i` has its top bit set (`movmskps`).
     fn top_bits8(self, words: &[u32; 8]) -> u32;
+
+    /// One node's step of the 8-wide collapse (see [`CollapseRow8`]).
+    fn collapse_row8(self, left: &[Real; 8], right: &[Real; 8], area: Real) -> CollapseRow8;
 }
 
 /// Plain Rust the compiler vectorises as it can: every target.
@@ -175,6 +208,11 @@ impl Isa for Portable {
     #[inline(always)]
     fn top_bits8(self, words: &[u32; 8]) -> u32 {
         portable::top_bits8(words)
+    }
+
+    #[inline(always)]
+    fn collapse_row8(self, left: &[Real; 8], right: &[Real; 8], area: Real) -> CollapseRow8 {
+        portable::collapse_row::<8>(left, right, area)
     }
 }
 
@@ -239,6 +277,17 @@ impl Isa for Avx2 {
         }
         #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
         portable::top_bits8(words)
+    }
+
+    #[inline(always)]
+    fn collapse_row8(self, left: &[Real; 8], right: &[Real; 8], area: Real) -> CollapseRow8 {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        {
+            // SAFETY: `self` proves the CPU has AVX2 (see `Avx2::detect`).
+            unsafe { x86::collapse_row8_avx(left, right, area) }
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+        portable::collapse_row::<8>(left, right, area)
     }
 }
 
@@ -647,6 +696,27 @@ mod tests {
             assert_eq!(Baseline::default().top_bits8(&words), expected);
             if let Some(avx2) = Avx2::detect() {
                 assert_eq!(avx2.top_bits8(&words), expected);
+            }
+            // Costs with ties, infinities and NaN (the collapse's rows of
+            // boxes whose area overflows).
+            let cost = |i: usize| match (seed >> (3 * i)) % 8 {
+                0 => Real::INFINITY,
+                1 => Real::NAN,
+                2 => 1.0,
+                _ => (seed.rotate_left(7 * i as u32) % 64) as Real * 0.25,
+            };
+            let (left, right): ([Real; 8], [Real; 8]) = (
+                std::array::from_fn(cost),
+                std::array::from_fn(|i| cost(i + 8)),
+            );
+            let area = cost(17);
+            let expected = Portable.collapse_row8(&left, &right, area);
+            let bits = |s: CollapseRow8| (s.cost.map(Real::to_bits), s.left_slots, s.fills);
+            let baseline = Baseline::default().collapse_row8(&left, &right, area);
+            assert_eq!(bits(baseline), bits(expected));
+            if let Some(avx2) = Avx2::detect() {
+                let vector = avx2.collapse_row8(&left, &right, area);
+                assert_eq!(bits(vector), bits(expected), "seed {seed}");
             }
         }
         assert!(checked > 5000);

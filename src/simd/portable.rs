@@ -6,7 +6,9 @@
 //! it, on every target (and on x86-64 with the `portable` feature). The
 //! x86-64 forms must answer exactly as these.
 
-use super::{BoxDistanceInput, BoxDistances8, FrameExtremes, Rows3, Slab8, SlabInput};
+use super::{
+    BoxDistanceInput, BoxDistances8, CollapseRow8, FrameExtremes, Rows3, Slab8, SlabInput,
+};
 use crate::math::{Matrix, Real};
 
 /// `a < b ? a : b` per lane, as `minps` computes it (NaN keeps `b`).
@@ -136,6 +138,50 @@ pub(super) fn top_bits8(words: &[u32; 8]) -> u32 {
         bits |= (w >> 31) << i;
     }
     bits
+}
+
+/// See [`super::collapse_row`]: the sums one at a time, smaller shares
+/// first, a sum replacing the best only when strictly less; then the
+/// node's costs by slots, a larger representation taken when no dearer.
+#[inline(always)]
+pub(super) fn collapse_row<const W: usize>(
+    left: &[Real; 8],
+    right: &[Real; 8],
+    area: Real,
+) -> CollapseRow8 {
+    let mut row = CollapseRow8 {
+        cost: [Real::INFINITY; 8],
+        left_slots: 0,
+        fills: 0,
+    };
+    // `opened[j - 1]`: the least cost of the children sharing `j` slots.
+    let mut opened = [Real::INFINITY; 8];
+    for j in 2..=W {
+        // One slot to the left child is always a valid split (costs can be
+        // +∞ for boxes whose area overflows, and then no split is cheaper).
+        // Selects rather than branches: which split wins is close to random.
+        let (mut best, mut share) = (Real::INFINITY, 1);
+        for k in 1..j {
+            let c = left[k - 1] + right[j - k - 1];
+            let better = c < best;
+            best = if better { c } else { best };
+            share = if better { k as u32 } else { share };
+        }
+        opened[j - 1] = best;
+        row.left_slots |= (share - 1) << (3 * (j - 2));
+    }
+    let (mut cost, mut fills) = (area + opened[W - 1], 1);
+    row.cost[0] = cost;
+    for j in 2..=W {
+        // Ties open the node: more boxes per visit for the same cost (and
+        // +∞ costs still fill the slots).
+        let open = opened[j - 1] <= cost;
+        cost = if open { opened[j - 1] } else { cost };
+        fills = if open { j as u32 } else { fills };
+        row.cost[j - 1] = cost;
+        row.fills |= (fills - 1) << (3 * (j - 1));
+    }
+    row
 }
 
 /// See [`super::boxes_overlap_rows`]: the same sums lane by lane.

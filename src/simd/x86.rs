@@ -3,18 +3,23 @@
 //! with the target feature enabled the intrinsics themselves are safe.
 
 use std::arch::x86_64::{
-    __m128, __m128i, __m256, _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_LE_OQ, _MM_HINT_T0, _mm_add_ps,
-    _mm_and_ps, _mm_castsi128_ps, _mm_cmpge_ps, _mm_cmpgt_ps, _mm_cmple_ps, _mm_cvtss_f32,
-    _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps, _mm_movehl_ps, _mm_movelh_ps, _mm_movemask_ps,
-    _mm_mul_ps, _mm_or_ps, _mm_prefetch, _mm_set_ps, _mm_set1_epi32, _mm_set1_ps, _mm_setzero_ps,
-    _mm_shuffle_ps, _mm_sub_ps, _mm_unpackhi_ps, _mm_unpacklo_ps, _mm256_add_ps,
-    _mm256_castps256_ps128, _mm256_cmp_ps, _mm256_extractf128_ps, _mm256_max_ps, _mm256_min_ps,
-    _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_set1_ps, _mm256_setzero_ps,
-    _mm256_sub_ps,
+    __m128, __m128i, __m256, __m256i, _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_LE_OQ, _CMP_LT_OQ, _MM_HINT_T0,
+    _mm_add_ps, _mm_and_ps, _mm_castsi128_ps, _mm_cmpge_ps, _mm_cmpgt_ps, _mm_cmple_ps,
+    _mm_cvtsi128_si32, _mm_cvtss_f32, _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps, _mm_movehl_ps,
+    _mm_movelh_ps, _mm_movemask_ps, _mm_mul_ps, _mm_or_ps, _mm_or_si128, _mm_prefetch, _mm_set_ps,
+    _mm_set1_epi32, _mm_set1_ps, _mm_setzero_ps, _mm_shuffle_epi32, _mm_shuffle_ps, _mm_sub_ps,
+    _mm_unpackhi_ps, _mm_unpacklo_ps, _mm256_add_ps, _mm256_andnot_ps, _mm256_blend_ps,
+    _mm256_blendv_ps, _mm256_castps_si256, _mm256_castps256_ps128, _mm256_castsi256_ps,
+    _mm256_castsi256_si128, _mm256_cmp_ps, _mm256_extractf128_ps, _mm256_extracti128_si256,
+    _mm256_max_ps, _mm256_min_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps,
+    _mm256_permutevar8x32_epi32, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_set1_ps,
+    _mm256_setr_epi32, _mm256_setzero_ps, _mm256_sllv_epi32, _mm256_sub_epi32, _mm256_sub_ps,
 };
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::{BoxDistanceInput, BoxDistances8, FrameExtremes, Isa, Rows3, Slab8, SlabInput};
+use super::{
+    BoxDistanceInput, BoxDistances8, CollapseRow8, FrameExtremes, Isa, Rows3, Slab8, SlabInput,
+};
 use crate::math::{Matrix, Real};
 
 /// 0: not checked yet; 1: no; 2: yes.
@@ -79,6 +84,11 @@ impl Isa for Sse2 {
     #[inline(always)]
     fn top_bits8(self, words: &[u32; 8]) -> u32 {
         super::portable::top_bits8(words)
+    }
+
+    #[inline(always)]
+    fn collapse_row8(self, left: &[Real; 8], right: &[Real; 8], area: Real) -> CollapseRow8 {
+        super::portable::collapse_row::<8>(left, right, area)
     }
 }
 
@@ -278,6 +288,115 @@ pub(super) fn box_distances8_avx(input: &BoxDistanceInput<'_>) -> BoxDistances8 
 #[inline]
 pub(super) fn top_bits8_avx(words: &[u32; 8]) -> u32 {
     _mm256_movemask_ps(bytemuck::cast::<[u32; 8], __m256>(*words)) as u32
+}
+
+/// Lane `i` reads lane `i − k` (the low three bits of the index wrap the
+/// lanes below `k`, which [`LANES_FROM`] masks off) …
+const LANES_UP: [[i32; 8]; 8] = {
+    let mut table = [[0; 8]; 8];
+    let mut k = 0;
+    while k < 8 {
+        let mut i = 0;
+        while i < 8 {
+            table[k][i] = ((i + 8 - k) % 8) as i32;
+            i += 1;
+        }
+        k += 1;
+    }
+    table
+};
+
+/// … and only lanes `i ≥ k` have such a lane.
+const LANES_FROM: [[u32; 8]; 8] = {
+    let mut table = [[0; 8]; 8];
+    let mut k = 0;
+    while k < 8 {
+        let mut i = k;
+        while i < 8 {
+            table[k][i] = u32::MAX;
+            i += 1;
+        }
+        k += 1;
+    }
+    table
+};
+
+/// [`super::Isa::collapse_row8`]. The split search: per share `k`, the
+/// eight sums at once (the left cost broadcast, the right row moved up `k`
+/// lanes; NaN and the lanes below `k` as `+∞`), then the least by a tree
+/// of pairwise choices, a later share taken only when strictly less: so
+/// the smallest share wins ties, as in the scalar form's running choice
+/// (both are the least `(sum, k)` in lexicographic order once NaN reads as
+/// `+∞`), in three steps of latency instead of seven. The costs by slots:
+/// a prefix scan (Hillis and Steele 1986) of "the later lane unless it is
+/// dearer", associative here because only lane 0 can be NaN (the opened
+/// costs are never NaN). Safe to call only from code compiled for AVX2
+/// (see [`box_distances8_avx`]).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn collapse_row8_avx(left: &[Real; 8], right: &[Real; 8], area: Real) -> CollapseRow8 {
+    let infinity = _mm256_set1_ps(Real::INFINITY);
+    let right: __m256 = bytemuck::cast(*right);
+    let sums: [(__m256, __m256i); 7] = std::array::from_fn(|i| {
+        let k = i + 1;
+        let moved = _mm256_permutevar8x32_ps(right, bytemuck::cast(LANES_UP[k]));
+        // `minps` keeps its second operand for NaN.
+        let sum = _mm256_min_ps(_mm256_add_ps(_mm256_set1_ps(left[i]), moved), infinity);
+        let sum = _mm256_blendv_ps(infinity, sum, bytemuck::cast(LANES_FROM[k]));
+        (sum, _mm256_set1_epi32(k as i32))
+    });
+    let least = |(a, ka): (__m256, __m256i), (b, kb): (__m256, __m256i)| {
+        let later = _mm256_cmp_ps::<_CMP_LT_OQ>(b, a);
+        (_mm256_blendv_ps(a, b, later), blend_words(ka, kb, later))
+    };
+    let (opened, share) = least(
+        least(least(sums[0], sums[1]), least(sums[2], sums[3])),
+        least(least(sums[4], sums[5]), sums[6]),
+    );
+    let widest = _mm256_extractf128_ps::<1>(opened);
+    let widest = _mm_cvtss_f32(_mm_shuffle_ps::<0xFF>(widest, widest));
+    let mut cost = _mm256_blend_ps::<1>(opened, _mm256_set1_ps(area + widest));
+    let mut fills = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for step in [1, 2, 4] {
+        let up: __m256i = bytemuck::cast(LANES_UP[step]);
+        let earlier = _mm256_permutevar8x32_ps(cost, up);
+        let keep_earlier = _mm256_andnot_ps(
+            _mm256_cmp_ps::<_CMP_LE_OQ>(cost, earlier),
+            bytemuck::cast(LANES_FROM[step]),
+        );
+        cost = _mm256_blendv_ps(cost, earlier, keep_earlier);
+        fills = blend_words(fills, _mm256_permutevar8x32_epi32(fills, up), keep_earlier);
+    }
+    // Lane 0's share is 1: no bits, whatever its shift.
+    let share = _mm256_sub_epi32(share, _mm256_set1_epi32(1));
+    let share = _mm256_sllv_epi32(share, _mm256_setr_epi32(0, 0, 3, 6, 9, 12, 15, 18));
+    let fills = _mm256_sllv_epi32(fills, _mm256_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21));
+    CollapseRow8 {
+        cost: bytemuck::cast(cost),
+        left_slots: or_lanes(share),
+        fills: or_lanes(fills),
+    }
+}
+
+/// The bitwise or of eight words.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn or_lanes(v: __m256i) -> u32 {
+    let v = _mm_or_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+    let v = _mm_or_si128(v, _mm_shuffle_epi32::<0x4E>(v));
+    let v = _mm_or_si128(v, _mm_shuffle_epi32::<0xB1>(v));
+    _mm_cvtsi128_si32(v) as u32
+}
+
+/// `mask ? b : a` on integer lanes, by the float blend.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn blend_words(a: __m256i, b: __m256i, mask: __m256) -> __m256i {
+    _mm256_castps_si256(_mm256_blendv_ps(
+        _mm256_castsi256_ps(a),
+        _mm256_castsi256_ps(b),
+        mask,
+    ))
 }
 
 sse2_fn! {

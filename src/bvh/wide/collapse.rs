@@ -2,6 +2,7 @@
 
 use crate::bounding_volume::Aabb;
 use crate::bvh::{Bvh, NodeId, NodeKind};
+use crate::simd::{Avx2, Baseline, CollapseRow8, Isa, avx2_fn, collapse_row};
 
 /// The widest node supported (the collapse's cost rows hold one entry per slot count up to it).
 pub(super) const MAX_WIDTH: usize = 8;
@@ -22,6 +23,9 @@ pub(super) const TRIANGLE_COST: f32 = 0.6;
 /// holds `n` itself (a leaf, or a new wide node over the best `width`-slot
 /// split of its children), and `i` slots can also share the subtree out as
 /// `k` slots of the left child and `i − k` of the right one.
+///
+/// One node's step (the split search and the costs by slots) is
+/// [`crate::simd::collapse_row`], eight slots at a time in AVX2 code.
 ///
 /// The pass visits the binary nodes in post-order and keeps the cost rows
 /// of finished subtrees on a stack, so only the choices outlive it: per
@@ -57,25 +61,32 @@ impl Choices {
         ((self.0 >> (Self::FILLS_AT + Self::BITS * (slots as u32 - 1))) & 7) as usize + 1
     }
 
-    fn set_split(&mut self, slots: usize, left: usize) {
-        let at = Self::BITS * (slots as u32 - 2);
-        self.0 = self.0 & !(7 << at) | ((left as u64 - 1) << at);
-    }
-
-    fn set_fills(&mut self, slots: usize, fills: usize) {
-        let at = Self::FILLS_AT + Self::BITS * (slots as u32 - 1);
-        self.0 = self.0 & !(7 << at) | ((fills as u64 - 1) << at);
+    /// The choices of a node's step: its two fields' bits side by side.
+    #[inline(always)]
+    fn of(step: &CollapseRow8) -> Self {
+        Choices(u64::from(step.left_slots) | u64::from(step.fills) << Self::FILLS_AT)
     }
 }
 
-/// Least costs of a subtree in `1..=width` slots (index 0 unused).
-type CostRow = [f32; MAX_WIDTH + 1];
+/// Least costs of a subtree in `1..=width` slots (index `slots − 1`): 32
+/// bytes, written and read whole, so a row pushed and popped at once is
+/// forwarded from the store (nine floats were written one by one and read
+/// back as a vector, and the stall was the pass's costliest instruction).
+type CostRow = [f32; MAX_WIDTH];
 
 impl<const W: usize> Collapse<W> {
     /// The choices for `W` slots per wide node. `W` is a constant so that
     /// the loops over slot counts unroll and the rows stay in registers
     /// (with a run-time width they went through memory at every step).
     pub(super) fn new(bvh: &Bvh<Aabb>) -> Self {
+        if let Some(avx2) = Avx2::detect() {
+            return collapse_avx2(avx2, bvh);
+        }
+        Self::new_on(Baseline::default(), bvh)
+    }
+
+    #[inline(always)]
+    pub(super) fn new_on(isa: impl Isa, bvh: &Bvh<Aabb>) -> Self {
         assert!((2..=MAX_WIDTH).contains(&W));
         let mut choices = vec![Choices::default(); bvh.nodes().len()];
         // A binary leaf's row, made when its parent is done: leaves never
@@ -85,7 +96,7 @@ impl<const W: usize> Collapse<W> {
             let node = bvh.node(id);
             match node.kind(id) {
                 NodeKind::Leaf { count, .. } => {
-                    Some([node.volume.surface_area() * TRIANGLE_COST * count as f32; MAX_WIDTH + 1])
+                    Some([node.volume.surface_area() * TRIANGLE_COST * count as f32; MAX_WIDTH])
                 }
                 NodeKind::Inner { .. } => None,
             }
@@ -113,12 +124,10 @@ impl<const W: usize> Collapse<W> {
                 continue;
             }
             let r = leaf_row(right).or_else(|| rows.pop());
-            let left_leaf = leaf_row(left);
-            let left_is_leaf = left_leaf.is_some();
-            let (Some(l), Some(r)) = (left_leaf.or_else(|| rows.pop()), r) else {
+            let (Some(l), Some(r)) = (leaf_row(left).or_else(|| rows.pop()), r) else {
                 unreachable!("inner children's rows precede their parent")
             };
-            let (row, choice) = Self::node_row(&l, &r, left_is_leaf, node.volume.surface_area());
+            let (row, choice) = Self::node_row(isa, &l, &r, node.volume.surface_area());
             choices[id.index()] = choice;
             rows.push(row);
         }
@@ -126,67 +135,15 @@ impl<const W: usize> Collapse<W> {
     }
 
     /// The cost row and choices of an inner node of surface `area` from its
-    /// children's rows `l` and `r` (`l` a binary leaf's when `left_is_leaf`).
+    /// children's rows `l` and `r`.
     #[inline(always)]
-    fn node_row(l: &CostRow, r: &CostRow, left_is_leaf: bool, area: f32) -> (CostRow, Choices) {
-        let mut choice = Choices::default();
-        let mut opened = [f32::INFINITY; MAX_WIDTH + 1];
-        if left_is_leaf {
-            // A leaf on the left costs the same in any number of slots, and
-            // the right row never grows with more slots, so one slot to the
-            // left is a cheapest split (the first, which ties keep): the
-            // same choices as the search below, without it. Half of a
-            // tree's inner nodes have a leaf on the left.
-            for j in 2..=W {
-                let c = l[1] + r[j - 1];
-                // As the search keeps it: +∞ for a NaN sum.
-                opened[j] = if c < f32::INFINITY { c } else { f32::INFINITY };
-                choice.set_split(j, 1);
-            }
+    fn node_row(isa: impl Isa, l: &CostRow, r: &CostRow, area: f32) -> (CostRow, Choices) {
+        let step: CollapseRow8 = if W == MAX_WIDTH {
+            isa.collapse_row8(l, r, area)
         } else {
-            Self::search_splits(l, r, &mut opened, &mut choice);
-        }
-        Self::fill_row(area, &opened, choice)
-    }
-
-    /// The cheapest share of `j = 2..=W` slots between an inner left child
-    /// (row `l`) and the right child (row `r`), into `opened` and `choice`.
-    #[inline(always)]
-    fn search_splits(l: &CostRow, r: &CostRow, opened: &mut CostRow, choice: &mut Choices) {
-        for j in 2..=W {
-            // One slot to the left child is always a valid split (costs can
-            // be +∞ for boxes whose area overflows, and then no split is
-            // cheaper); ties keep the smaller share. Selects rather than
-            // branches: which split wins is close to random.
-            let (mut best, mut split) = (f32::INFINITY, 1);
-            for k in 1..j {
-                let c = l[k] + r[j - k];
-                let better = c < best;
-                best = if better { c } else { best };
-                split = if better { k } else { split };
-            }
-            opened[j] = best;
-            choice.set_split(j, split);
-        }
-    }
-
-    /// The row and fill choices of an inner node of surface `area` whose
-    /// children share `j` slots at cost `opened[j]`.
-    #[inline(always)]
-    fn fill_row(area: f32, opened: &CostRow, mut choice: Choices) -> (CostRow, Choices) {
-        let mut row = [0.0f32; MAX_WIDTH + 1];
-        let (mut cost, mut fills) = (area + opened[W], 1);
-        row[1] = cost;
-        for j in 2..=W {
-            // Ties open the node: more boxes per visit for the same cost
-            // (and +∞ costs still fill the slots).
-            let open = opened[j] <= cost;
-            cost = if open { opened[j] } else { cost };
-            fills = if open { j } else { fills };
-            row[j] = cost;
-            choice.set_fills(j, fills);
-        }
-        (row, choice)
+            collapse_row::<W>(l, r, area)
+        };
+        (step.cost, Choices::of(&step))
     }
 
     /// The children of the wide node made from the inner node `id`: the
@@ -213,5 +170,12 @@ impl<const W: usize> Collapse<W> {
         } else {
             self.open(bvh, id, used, out);
         }
+    }
+}
+
+avx2_fn! {
+    /// [`Collapse::new`] compiled for AVX2.
+    fn collapse_avx2[const W: usize](avx2: Avx2, bvh: &Bvh<Aabb>) -> Collapse<W> {
+        Collapse::new_on(avx2, bvh)
     }
 }
