@@ -129,7 +129,7 @@ pub(crate) struct Slab8 {
 /// surface area: per `j = 1..=8` the node's least cost in at most `j`
 /// slots (`cost`); per `j = 2..=8` the cheapest share of `j` slots for the
 /// left child when the children share them (the smallest share on ties,
-/// 1 when every sum is NaN or infinite), less one, in bits `3 (j − 2)` of
+/// 1 when every sum is NaN or `+∞`), less one, in bits `3 (j − 2)` of
 /// `left_slots`; and per `j = 1..=8` the slots the node's cheapest
 /// representation fills (1 is the node itself; ties open it), less one,
 /// in bits `3 (j − 1)` of `fills`. The collapse runs this on every inner
@@ -697,29 +697,63 @@ mod tests {
             if let Some(avx2) = Avx2::detect() {
                 assert_eq!(avx2.top_bits8(&words), expected);
             }
-            // Costs with ties, infinities and NaN (the collapse's rows of
-            // boxes whose area overflows).
-            let cost = |i: usize| match (seed >> (3 * i)) % 8 {
-                0 => Real::INFINITY,
-                1 => Real::NAN,
-                2 => 1.0,
-                _ => (seed.rotate_left(7 * i as u32) % 64) as Real * 0.25,
+        }
+        assert!(checked > 5000);
+    }
+
+    #[test]
+    fn collapse_rows_answer_as_the_portable_form() {
+        let mut next = crate::test_support::xorshift(0xC011_A95E);
+        // Quarter steps up to 16 (many ties), the infinities, NaN, −0 and
+        // tiny values; real rows never grow with more slots, arbitrary
+        // rows test the forms' agreement beyond what trees produce.
+        let mut value = move |bits: u64| match bits % 16 {
+            0 => Real::INFINITY,
+            1 => Real::NAN,
+            2 => -0.0,
+            3 => Real::NEG_INFINITY,
+            4 => Real::MIN_POSITIVE,
+            _ => ((bits >> 8) % 64) as Real * 0.25,
+        };
+        let (mut shared, mut opened) = (0, 0);
+        for case in 0..60_000 {
+            let mut row = || -> [Real; 8] {
+                let mut row: [Real; 8] = std::array::from_fn(|_| value(next()));
+                if case % 2 == 0 {
+                    // Non-increasing, as the collapse's rows are.
+                    for i in 1..8 {
+                        row[i] = if row[i] < row[i - 1] {
+                            row[i]
+                        } else {
+                            row[i - 1]
+                        };
+                    }
+                }
+                row
             };
-            let (left, right): ([Real; 8], [Real; 8]) = (
-                std::array::from_fn(cost),
-                std::array::from_fn(|i| cost(i + 8)),
-            );
-            let area = cost(17);
+            let (left, right) = (row(), row());
+            let area = if case % 5 == 0 {
+                value(next())
+            } else {
+                ((next() >> 8) % 64) as Real * 0.25
+            };
             let expected = Portable.collapse_row8(&left, &right, area);
             let bits = |s: CollapseRow8| (s.cost.map(Real::to_bits), s.left_slots, s.fills);
             let baseline = Baseline::default().collapse_row8(&left, &right, area);
-            assert_eq!(bits(baseline), bits(expected));
+            assert_eq!(bits(baseline), bits(expected), "case {case}");
             if let Some(avx2) = Avx2::detect() {
                 let vector = avx2.collapse_row8(&left, &right, area);
-                assert_eq!(bits(vector), bits(expected), "seed {seed}");
+                assert_eq!(
+                    bits(vector),
+                    bits(expected),
+                    "case {case}: {left:?} {right:?} {area}"
+                );
             }
+            shared += usize::from(expected.left_slots != 0);
+            opened += usize::from(expected.fills != 0);
         }
-        assert!(checked > 5000);
+        // The cases reach the choices, not only the defaults.
+        assert!(shared > 10_000 && opened > 10_000, "{shared} {opened}");
     }
 
     #[test]

@@ -329,9 +329,11 @@ const LANES_FROM: [[u32; 8]; 8] = {
 /// (both are the least `(sum, k)` in lexicographic order once NaN reads as
 /// `+∞`), in three steps of latency instead of seven. The costs by slots:
 /// a prefix scan (Hillis and Steele 1986) of "the later lane unless it is
-/// dearer", associative here because only lane 0 can be NaN (the opened
-/// costs are never NaN). Safe to call only from code compiled for AVX2
-/// (see [`box_distances8_avx`]).
+/// dearer". That choice is not associative once NaN is among its
+/// operands, but only lane 0 can be NaN (the opened costs never are), and
+/// the scan only ever pairs lane 0's prefix as the earlier operand, where
+/// NaN absorbs as it does in the running form. Safe to call only where
+/// the CPU has AVX2 (see [`box_distances8_avx`]).
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(super) fn collapse_row8_avx(left: &[Real; 8], right: &[Real; 8], area: Real) -> CollapseRow8 {

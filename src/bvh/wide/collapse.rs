@@ -25,7 +25,8 @@ pub(super) const TRIANGLE_COST: f32 = 0.6;
 /// `k` slots of the left child and `i − k` of the right one.
 ///
 /// One node's step (the split search and the costs by slots) is
-/// [`crate::simd::collapse_row`], eight slots at a time in AVX2 code.
+/// [`crate::simd::collapse_row`]; for eight slots the instruction set's
+/// `Isa::collapse_row8`, eight slots at a time in AVX2 code.
 ///
 /// The pass visits the binary nodes in post-order and keeps the cost rows
 /// of finished subtrees on a stack, so only the choices outlive it: per
