@@ -707,7 +707,7 @@ mod tests {
         // Quarter steps up to 16 (many ties), the infinities, NaN, −0 and
         // tiny values; real rows never grow with more slots, arbitrary
         // rows test the forms' agreement beyond what trees produce.
-        let mut value = move |bits: u64| match bits % 16 {
+        let value = move |bits: u64| match bits % 16 {
             0 => Real::INFINITY,
             1 => Real::NAN,
             2 => -0.0,
