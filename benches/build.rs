@@ -7,8 +7,10 @@
 //! deforming it (`MeshTree::set_vertices`), beside its build.
 //!
 //! Run in `benches/` with `cargo bench --bench build`. Each mesh prints one line per tree
-//! with the median build time, bytes per triangle, SAH cost and the speed-up
-//! over parry3d; criterion records the same builds.
+//! with the median of the single builds in criterion's samples
+//! (`common::bench_calls`), bytes per triangle, SAH cost and the speed-up
+//! over parry3d; criterion records the same builds (its estimate is of the
+//! mean, which a build now and then slowed by fresh memory moves).
 
 mod common;
 #[cfg(feature = "embree")]
@@ -18,7 +20,7 @@ use std::hint::black_box;
 
 use boxtree::bvh::{BoundingVolume, BuildOptions, ObbFit, SplitRule, SplitSearch};
 use boxtree::{AabbTree, Bvh, MeshTree, ObbTree, Point, TriMesh};
-use common::{SplitMix, bench_items, pp};
+use common::{SplitMix, bench_calls, pp};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn workloads() -> Vec<(String, TriMesh)> {
@@ -154,15 +156,14 @@ fn build(c: &mut Criterion) {
         const SAMPLES: usize = 10;
         let mut group = c.benchmark_group(format!("build/{name}"));
         group.sample_size(SAMPLES);
-        let parry_ns = bench_items(&mut group, SAMPLES, "parry3d TriMesh::new", 1, &mut || {
+        let parry_ns = bench_calls(&mut group, SAMPLES, "parry3d TriMesh::new", &mut || {
             parry_build(black_box(&mesh))
         });
         #[cfg(feature = "embree")]
-        let embree_ns = bench_items(
+        let embree_ns = bench_calls(
             &mut group,
             SAMPLES,
             "embree3 scene (robust, one thread)",
-            1,
             &mut || {
                 drop(embree::EmbreeScene::single(black_box(&mesh)));
                 mesh.len()
@@ -187,8 +188,7 @@ fn build(c: &mut Criterion) {
                     ours::<boxtree::PackedObb>(m, &options)
                 }
             };
-            let Some(ns) =
-                bench_items(&mut group, SAMPLES, label, 1, &mut || run(black_box(&mesh)))
+            let Some(ns) = bench_calls(&mut group, SAMPLES, label, &mut || run(black_box(&mesh)))
             else {
                 continue;
             };
@@ -238,11 +238,10 @@ fn build(c: &mut Criterion) {
         // Loading the saved query-ready AABB tree, beside building it.
         let aabb = MeshTree::<boxtree::Aabb>::build(mesh.clone(), &BuildOptions::sah().serial());
         let saved = aabb.to_saved_bytes();
-        let load = bench_items(
+        let load = bench_calls(
             &mut group,
             SAMPLES,
             "aabb MeshTree::from_saved_bytes",
-            1,
             &mut || {
                 MeshTree::<boxtree::Aabb>::from_saved_bytes(black_box(&saved))
                     .expect("a saved tree loads")
@@ -271,11 +270,10 @@ fn build(c: &mut Criterion) {
                 .collect::<Vec<_>>(),
         ];
         let mut frame = 0;
-        let deform = bench_items(
+        let deform = bench_calls(
             &mut group,
             SAMPLES,
             "aabb MeshTree::set_vertices",
-            1,
             &mut || {
                 frame += 1;
                 deforming

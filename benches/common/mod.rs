@@ -93,6 +93,53 @@ pub fn bench_items(
     Some(median / items as f64)
 }
 
+/// [`bench_items`] for calls long enough to time one by one (tree builds,
+/// a millisecond or more each), returning the median nanoseconds of the
+/// single calls in criterion's measurement samples rather than the median
+/// of the samples' means. On the development VM about one build in ten
+/// meets memory the host took back after the previous build freed it
+/// (virtio free page reporting: the fresh mappings then fault slowly), so
+/// a sample's mean moved with how many such calls it happened to hold;
+/// the single calls' median reads through them. Criterion's own report
+/// still shows the mean-based estimate beside it.
+pub fn bench_calls(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    sample_size: usize,
+    label: &str,
+    run: &mut dyn FnMut() -> usize,
+) -> Option<f64> {
+    let mut samples: Vec<Vec<f64>> = Vec::new();
+    group.bench_function(label, |b| {
+        b.iter_custom(|iters| {
+            let mut calls = Vec::with_capacity(iters as usize);
+            let mut total = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                let start = Instant::now();
+                black_box(run());
+                let elapsed = start.elapsed();
+                total += elapsed;
+                calls.push(elapsed.as_secs_f64() * 1e9);
+            }
+            samples.push(calls);
+            total
+        })
+    });
+    // As in `bench_items`: the last `sample_size` calls of the closure are
+    // criterion's measurement.
+    let warm_up = samples.len().checked_sub(sample_size)?;
+    let mut calls = samples[warm_up..].concat();
+    calls.sort_by(f64::total_cmp);
+    let n = calls.len();
+    if n == 0 {
+        return None;
+    }
+    Some(if n.is_multiple_of(2) {
+        (calls[n / 2 - 1] + calls[n / 2]) / 2.0
+    } else {
+        calls[n / 2]
+    })
+}
+
 /// Benchmarks boxtree and parry3d on the same inputs in one criterion group,
 /// checks they agree on the answer count, and prints the median ratio.
 ///
