@@ -323,8 +323,11 @@ impl Scene {
                 continue;
             }
             let next = inner.trailing_zeros() as usize;
-            for lane in set_bits(u64::from(inner & (inner - 1))) {
-                stack.push(node.inner_child(lane));
+            // The others pushed without branches, as the mesh kernels do
+            // (which lanes a ray enters is close to random).
+            let others = inner & (inner - 1);
+            for lane in 0..8 {
+                stack.push_if(node.inner_child(lane), others >> lane & 1 != 0);
             }
             index = node.inner_child(next);
         }
