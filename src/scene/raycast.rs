@@ -305,6 +305,16 @@ impl Scene {
             let node = &nodes[index as usize];
             let spans = node.ray_entries_on(isa, ray, span.t_min, span.t_max, NO_ENDS);
             let leaves = spans.entered & node.leaf_lanes_on(isa);
+            let inner = spans.entered & !leaves;
+            // The inner children other than the next are pushed before the
+            // objects are asked (without branches, as the mesh kernels do:
+            // which lanes a ray enters is close to random), so that little
+            // lives across those calls.
+            let others = inner & inner.wrapping_sub(1);
+            for lane in 0..8 {
+                stack.push_if(node.inner_child(lane), others >> lane & 1 != 0);
+            }
+            let next = node.inner_child(inner.trailing_zeros().min(7) as usize);
             for lane in set_bits(u64::from(leaves)) {
                 // The leaf's box, just entered, is its object's.
                 let (m, _) = node.leaf_range(lane);
@@ -314,7 +324,6 @@ impl Scene {
                     return true;
                 }
             }
-            let inner = spans.entered & !leaves;
             if inner == 0 {
                 match stack.pop() {
                     Some(next) => index = next,
@@ -322,14 +331,7 @@ impl Scene {
                 }
                 continue;
             }
-            let next = inner.trailing_zeros() as usize;
-            // The others pushed without branches, as the mesh kernels do
-            // (which lanes a ray enters is close to random).
-            let others = inner & (inner - 1);
-            for lane in 0..8 {
-                stack.push_if(node.inner_child(lane), others >> lane & 1 != 0);
-            }
-            index = node.inner_child(next);
+            index = next;
         }
     }
 
