@@ -82,15 +82,18 @@ pub fn bench_items(
     // Criterion's warm-up calls come first; its measurement is the last
     // `sample_size` calls, one per sample.
     let warm_up = per_call.len().checked_sub(sample_size)?;
-    let samples = &mut per_call[warm_up..];
-    samples.sort_by(f64::total_cmp);
-    let n = samples.len();
-    let median = if n.is_multiple_of(2) {
-        (samples[n / 2 - 1] + samples[n / 2]) / 2.0
-    } else {
-        samples[n / 2]
-    };
-    Some(median / items as f64)
+    Some(median(&mut per_call[warm_up..])? / items as f64)
+}
+
+/// The median of `values` (sorted in place), `None` when there are none.
+fn median(values: &mut [f64]) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n.is_multiple_of(2) => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+        _ => Some(values[n / 2]),
+    }
 }
 
 /// [`bench_items`] for calls long enough to time one by one (tree builds,
@@ -127,17 +130,7 @@ pub fn bench_calls(
     // As in `bench_items`: the last `sample_size` calls of the closure are
     // criterion's measurement.
     let warm_up = samples.len().checked_sub(sample_size)?;
-    let mut calls = samples[warm_up..].concat();
-    calls.sort_by(f64::total_cmp);
-    let n = calls.len();
-    if n == 0 {
-        return None;
-    }
-    Some(if n.is_multiple_of(2) {
-        (calls[n / 2 - 1] + calls[n / 2]) / 2.0
-    } else {
-        calls[n / 2]
-    })
+    median(&mut samples[warm_up..].concat())
 }
 
 /// Benchmarks boxtree and parry3d on the same inputs in one criterion group,

@@ -314,6 +314,8 @@ impl Scene {
             for lane in 0..8 {
                 stack.push_if(node.inner_child(lane), others >> lane & 1 != 0);
             }
+            // Read before the calls too (lane 7's word when there is no
+            // inner child: read, never used).
             let next = node.inner_child(inner.trailing_zeros().min(7) as usize);
             for lane in set_bits(u64::from(leaves)) {
                 // The leaf's box, just entered, is its object's.

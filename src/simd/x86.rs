@@ -358,6 +358,7 @@ pub(super) fn collapse_row8_avx(left: &[Real; 8], right: &[Real; 8], area: Real)
     let widest = _mm256_extractf128_ps::<1>(opened);
     let widest = _mm_cvtss_f32(_mm_shuffle_ps::<0xFF>(widest, widest));
     let mut cost = _mm256_blend_ps::<1>(opened, _mm256_set1_ps(area + widest));
+    // Lane `j − 1` fills `j` slots when opened, kept less one as packed.
     let mut fills = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     for step in [1, 2, 4] {
         let up: __m256i = bytemuck::cast(LANES_UP[step]);
