@@ -165,9 +165,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
         let leaves = entered & node.leaf_lanes();
         let inner = entered & !leaves;
         let mut stack = stack.resume();
-        for lane in 0..8 {
-            stack.push_if(node.inner_child(lane), inner >> lane & 1 != 0);
-        }
+        node.push_inner_children(inner, &mut stack);
         self.prefetch_leaves(node, leaves);
         descent.next = stack.pop().unwrap_or(NO_NODE);
         if let Some(next) = nodes.get(descent.next as usize) {

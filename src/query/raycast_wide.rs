@@ -113,9 +113,7 @@ impl<V: crate::bvh::BoundingVolume> MeshTree<V> {
             // reload on the path to the next node.
             let top = (31 - (inner | 1).leading_zeros()) as usize;
             let others = inner & !(1 << top);
-            for lane in 0..W {
-                stack.push_if(node.inner_child(lane), others >> lane & 1 != 0);
-            }
+            node.push_inner_children(others, stack);
             if PREFETCH {
                 self.prefetch_ahead(nodes, node, inner);
             }

@@ -307,13 +307,8 @@ impl Scene {
             let leaves = spans.entered & node.leaf_lanes_on(isa);
             let inner = spans.entered & !leaves;
             // The inner children other than the next are pushed before the
-            // objects are asked (without branches, as the mesh kernels do:
-            // which lanes a ray enters is close to random), so that little
-            // lives across those calls.
-            let others = inner & inner.wrapping_sub(1);
-            for lane in 0..8 {
-                stack.push_if(node.inner_child(lane), others >> lane & 1 != 0);
-            }
+            // objects are asked, so that little lives across those calls.
+            node.push_inner_children(inner & inner.wrapping_sub(1), &mut stack);
             // Read before the calls too (lane 7's word when there is no
             // inner child: read, never used).
             let next = node.inner_child(inner.trailing_zeros().min(7) as usize);

@@ -3,8 +3,8 @@
 //! regions run on a node (the measured hot path of every descent).
 
 use crate::bounding_volume::Aabb;
-use crate::bvh::TraversalRay;
 use crate::bvh::ray::EXIT_PADDING;
+use crate::bvh::{TraversalRay, TraversalStack};
 use crate::math::{Real, Vector};
 use crate::simd::{BoxDistanceInput, Isa, SlabInput};
 
@@ -310,6 +310,17 @@ impl<const W: usize> WideNode<W> {
     #[inline(always)]
     pub fn inner_child(&self, lane: usize) -> u32 {
         self.child[lane]
+    }
+
+    /// Pushes the inner children named by the bits of `lanes` onto
+    /// `stack`, in lane order and without branches: every lane is written
+    /// and the stack advances by its bit (`TraversalStack::push_if`), as
+    /// which lanes a ray enters is close to random.
+    #[inline(always)]
+    pub(crate) fn push_inner_children(&self, lanes: u32, stack: &mut impl TraversalStack<u32>) {
+        for lane in 0..W {
+            stack.push_if(self.inner_child(lane), lanes >> lane & 1 != 0);
+        }
     }
 
     /// For an inner child `lane` (meaningless for others) whose children
