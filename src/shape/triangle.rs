@@ -40,6 +40,9 @@ impl Triangle {
     /// Triangles whose normal's squared length leaves `f32`'s normal range
     /// (edges below about 1e-10 or above about 1e9) are normalised in
     /// `f64`: squared in `f32`, a triangle of 1e-11 had no normal at all.
+    ///
+    /// Always inlined, the rare cases out of line: every closest hit ends
+    /// here, and as a call it held 6% of a town closest hit's samples.
     #[must_use]
     #[inline]
     pub fn normal(&self) -> Option<Vector> {
@@ -48,6 +51,14 @@ impl Triangle {
         if nn.is_normal() {
             return Some(n / nn.sqrt());
         }
+        self.normal_outside_range(n)
+    }
+
+    /// [`Triangle::normal`] when the `f32` square of the normal `n` is zero
+    /// or leaves the normal range.
+    #[cold]
+    #[inline(never)]
+    fn normal_outside_range(&self, n: Vector) -> Option<Vector> {
         if n == Vector::zeros() {
             return None;
         }
