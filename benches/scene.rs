@@ -119,6 +119,54 @@ fn town() -> Town {
     }
 }
 
+/// boxtree against parry3d in alternating rounds of 20,000 segments
+/// ([`common::paired_ratio`]): both medians per query and parry3d's time
+/// over boxtree's, for any-hit and closest hit.
+fn paired_parry_line(
+    segments: &[Segment],
+    rays: &[parry3d::query::Ray],
+    any: impl Fn(&Segment) -> bool,
+    closest: impl Fn(&Segment) -> bool,
+    parry_any: impl Fn(&parry3d::query::Ray) -> bool,
+    parry_closest: impl Fn(&parry3d::query::Ray) -> bool,
+) -> String {
+    const CHUNK: usize = 20_000;
+    let rounds = segments.len() / CHUNK;
+    fn count<T>(items: &[T], round: usize, hit: &impl Fn(&T) -> bool) -> usize {
+        items[round * CHUNK..(round + 1) * CHUNK]
+            .iter()
+            .filter(|item| black_box(hit(black_box(item))))
+            .count()
+    }
+    let pairs = [
+        common::paired_ratio(
+            rounds,
+            |r| count(segments, r, &any),
+            |r| count(rays, r, &parry_any),
+        ),
+        common::paired_ratio(
+            rounds,
+            |r| count(segments, r, &closest),
+            |r| count(rays, r, &parry_closest),
+        ),
+    ];
+    let ns = |seconds: f64| seconds * 1e9 / CHUNK as f64;
+    let [any, closest] = pairs.map(|p| {
+        format!(
+            "{:.1} ns against {:.1} ns, speed-up {:.2}x (quartiles {:.2}-{:.2})",
+            ns(p.ours),
+            ns(p.theirs),
+            1.0 / p.ratio[0],
+            1.0 / p.ratio[2],
+            1.0 / p.ratio[1]
+        )
+    });
+    format!(
+        "paired with parry3d ({rounds} alternating rounds of {CHUNK} segments): \
+         any-hit {any}; closest hit {closest}"
+    )
+}
+
 fn bench_town(c: &mut Criterion) {
     let town = town();
     let Town {
@@ -361,6 +409,20 @@ fn bench_town(c: &mut Criterion) {
         }
     }
     group.finish();
+    // The speed-ups over parry3d with the two alternated on the same chunks
+    // of segments: parry3d's rows moved by up to 1.7x between runs, and
+    // criterion's rows carry that drift into the ratio.
+    println!(
+        "scene town {}",
+        paired_parry_line(
+            segments,
+            &parry_rays,
+            |s| scene.any_hit(*s, &everything).is_some(),
+            |s| scene.closest_hit(*s, &everything).is_some(),
+            |r| parry_any(r),
+            |r| parry_closest(r).is_some(),
+        )
+    );
     // The same ratios with the two alternated on the same chunks of
     // segments, free of the drift between rows.
     #[cfg(feature = "embree")]
