@@ -46,14 +46,27 @@ impl Scene {
             return None;
         }
         let p = query.point;
-        // Object distances are rounded in their own frames: keep boxes and
-        // objects up to the best distance plus a slack of the coordinates.
-        let slack = 64.0 * Real::EPSILON * (p.coords.amax() + self.coordinate_scale());
+        // Keep boxes and objects up to the best distance plus what an
+        // object's answer may be off by, so that one tied with the best
+        // reaches the tie rule. An object answers in its own frame, from
+        // the point mapped there (`LocalFrame`: its `f32` rotation matrix
+        // is off by about `9u`, and the result is rounded once), so its
+        // distance is off by about `10u` of the point's distance from the
+        // object's origin, which is at most the answer plus the mesh's own
+        // size; its closest points add `64 ε` of that size
+        // (`MeshTree::closest_point_rounding`). World boxes are padded for
+        // the placing's rounding and their `f32` distances are off by a
+        // few `u` of themselves. So: `16 ε` of the distance and `128 ε` of
+        // the largest mesh coordinate, not of the world's coordinates (at
+        // 1e5 m from the origin, centimetre objects were searched 1.5 m
+        // beyond the best: 480 times the exact closest points).
+        let absolute = 128.0 * Real::EPSILON * self.mesh_scale();
         let mut best: Option<ScenePoint> = None;
         let reach = |best: &Option<ScenePoint>| {
-            best.map_or(query.max_distance, |b| b.projection.distance)
-                .min(query.max_distance)
-                + slack
+            let distance = best
+                .map_or(query.max_distance, |b| b.projection.distance)
+                .min(query.max_distance);
+            (distance + absolute) * (1.0 + 16.0 * Real::EPSILON)
         };
         let offer = |index: u32, object: &Object, best: &mut Option<ScenePoint>| {
             let id = ObjectId(index);
@@ -179,5 +192,90 @@ fn descend(
             Some(next) => current = next,
             None => return,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::bounding_volume::Aabb;
+    use crate::math::{Isometry, Vector};
+    use crate::mesh::TriMesh;
+    use crate::query::MeshTree;
+    use crate::test_support::{Work, counted, unit_floats};
+
+    /// Pins the top level's slack to the objects' own sizes, not the
+    /// world's: with `64 ε (|p|∞ + world scale)` a grid of centimetre
+    /// balls 1e5 m from the origin was searched to 1.5 m beyond the best
+    /// distance, and every ball within that was asked (about twice the
+    /// exact closest points of the same grid at the origin). Counted, not
+    /// timed; the answers equal every object's own.
+    #[test]
+    fn far_scenes_compute_as_few_exact_closest_points_as_near_ones() {
+        let ball = Arc::new(MeshTree::<Aabb>::new(TriMesh::icosphere(
+            Point::origin(),
+            0.2,
+            2,
+        )));
+        let grid = |at: Vector| {
+            let mut scene = Scene::new();
+            for i in 0..20 {
+                for j in 0..20 {
+                    let offset = Vector::new(0.5 * i as Real, 0.5 * j as Real, 0.0);
+                    let turn =
+                        Isometry::rotation(Vector::new(0.1 * i as Real, 0.2, 0.1 * j as Real));
+                    scene
+                        .add(
+                            ball.clone(),
+                            Isometry::translation(at.x, at.y, at.z)
+                                * Isometry::translation(offset.x, offset.y, offset.z)
+                                * turn,
+                        )
+                        .expect("finite");
+                }
+            }
+            scene.update();
+            scene
+        };
+        let mut unit = unit_floats(7);
+        let offsets: Vec<Vector> = (0..2_000)
+            .map(|_| Vector::new(10.0 * unit(), 10.0 * unit(), unit() - 0.5))
+            .collect();
+        let mut counts = Vec::new();
+        for at in [Vector::zeros(), Vector::new(1e5, -1e5, 5e4)] {
+            let scene = grid(at);
+            let (answers, exact) = counted(Work::ExactClosestPoint, || {
+                offsets
+                    .iter()
+                    .map(|o| scene.closest_point(Point::from(at + o), &Filter::everything()))
+                    .collect::<Vec<_>>()
+            });
+            for (o, answer) in offsets.iter().zip(&answers) {
+                let p = Point::from(at + o);
+                let by_objects = scene
+                    .ids()
+                    .filter_map(|id| {
+                        let pose = scene.pose(id).expect("live");
+                        let found = ball.placed(pose).closest_point(p)?;
+                        Some((found.distance, id))
+                    })
+                    .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                let answer = answer.expect("a nearest point");
+                assert_eq!(
+                    Some((answer.projection.distance, answer.object)),
+                    by_objects,
+                    "{p:?}"
+                );
+            }
+            counts.push(exact);
+        }
+        assert!(
+            4 * counts[1] <= 5 * counts[0],
+            "exact closest points near the origin {} and 1e5 away {}",
+            counts[0],
+            counts[1]
+        );
     }
 }

@@ -124,6 +124,10 @@ pub struct Scene {
     /// Largest absolute world coordinate of any object box: the scale of
     /// rounding in the top-level pruning.
     coordinate_scale: Real,
+    /// Largest absolute coordinate of any object's mesh in its own frame:
+    /// the scale of rounding of what objects answer in their frames
+    /// (nearest points), which does not grow with where they are placed.
+    mesh_scale: Real,
     /// Changes made so far (see `Object::changed_at`, `PairSet`).
     changes: u64,
 }
@@ -158,6 +162,7 @@ impl Scene {
         object.changed_at = self.tick();
         let world_box = object.placed_box();
         self.note_scale(&world_box);
+        self.note_mesh_scale(&object);
         self.objects.push(Some(object));
         self.unindexed.push((id.0, world_box));
         self.live += 1;
@@ -280,6 +285,10 @@ impl Scene {
         self.coordinate_scale = 0.0;
         for (_, b) in &boxes {
             self.coordinate_scale = self.coordinate_scale.max(box_scale(b));
+        }
+        self.mesh_scale = 0.0;
+        for object in self.objects.iter().flatten() {
+            self.mesh_scale = self.mesh_scale.max(object.mesh_scale());
         }
         if boxes.is_empty() {
             self.top = None;
@@ -406,7 +415,9 @@ impl Scene {
         };
         let world_box = object.placed_box();
         let slot = object.slot();
+        let mesh_scale = object.mesh_scale();
         self.note_scale(&world_box);
+        self.mesh_scale = self.mesh_scale.max(mesh_scale);
         match slot {
             Slot::Indexed(leaf) => self
                 .top
@@ -431,6 +442,10 @@ impl Scene {
 
     fn note_scale(&mut self, b: &Aabb) {
         self.coordinate_scale = self.coordinate_scale.max(box_scale(b));
+    }
+
+    fn note_mesh_scale(&mut self, object: &Object) {
+        self.mesh_scale = self.mesh_scale.max(object.mesh_scale());
     }
 
     /// Calls `visit(index, object)` for every object whose world box
@@ -535,6 +550,13 @@ impl Scene {
 
     pub(crate) fn coordinate_scale(&self) -> Real {
         self.coordinate_scale
+    }
+
+    /// The largest absolute coordinate of any object's mesh in its own
+    /// frame (see the field; kept up to date by adds, moves, deformations
+    /// and builds, and never below a removed object's until the next build).
+    pub(crate) fn mesh_scale(&self) -> Real {
+        self.mesh_scale
     }
 }
 

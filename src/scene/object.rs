@@ -182,6 +182,11 @@ impl Object {
         self.slot = slot.into();
     }
 
+    /// The largest absolute coordinate of the object's mesh in its own frame.
+    pub(crate) fn mesh_scale(&self) -> Real {
+        with_tree!(&self.mesh, tree => tree.coordinate_scale())
+    }
+
     /// Bounds of the placed mesh, padded for rounding; empty for a mesh
     /// without triangles. Computed from the pose (a transformed root box),
     /// for the scene to keep where [`Slot`] says.
@@ -191,8 +196,13 @@ impl Object {
 }
 
 /// The world bounds of `tree` placed by `pose`: its root volume as a
-/// transformed oriented box, padded by `64 ε` of its coordinates so the
-/// `f32` transform's rounding never leaves a triangle outside.
+/// transformed oriented box, padded so the `f32` transform's rounding never
+/// leaves a triangle outside: `64 ε` of the mesh's own sizes (the rotation,
+/// its matrix's rounding, the box's extents), and `4 ε` of the world
+/// centre, whose only roundings are the translation's sum and the corners'
+/// (about `2u` of it). At `64 ε` of the centre too, centimetre objects
+/// 1e5 m from the origin had boxes 1.5 m wide, which every point within a
+/// metre lay inside: a nearest-point descent could not order them.
 pub(crate) fn placed_box<V: BoundingVolume>(tree: &MeshTree<V>, pose: &Isometry) -> Aabb {
     if tree.bvh().triangle_count() == 0 {
         return Aabb::EMPTY;
@@ -204,8 +214,9 @@ pub(crate) fn placed_box<V: BoundingVolume>(tree: &MeshTree<V>, pose: &Isometry)
     // where the pad itself does not (such objects had infinite boxes and
     // were left out of every broad phase).
     let ulps = 64.0 * Real::EPSILON;
-    let pad =
-        ulps * world.center.coords.amax() + ulps * reach.amax() + ulps * local.center.coords.amax();
+    let pad = 4.0 * Real::EPSILON * world.center.coords.amax()
+        + ulps * reach.amax()
+        + ulps * local.center.coords.amax();
     let half = reach.add_scalar(pad);
     Aabb::new(world.center - half, world.center + half)
 }
@@ -223,6 +234,42 @@ mod tests {
     #[test]
     fn an_object_takes_64_bytes_in_the_scene_s_table() {
         assert_eq!(std::mem::size_of::<Option<Object>>(), 64);
+    }
+
+    /// The world box holds every world point whose image in the object's
+    /// frame (`LocalFrame`, through the pose's `f32` rotation matrix) is a
+    /// vertex of the mesh: such a point is `(Mᵀ)⁻¹ v + t`, taken here in
+    /// `f64`. Meshes near and far from their own origin, turned at random,
+    /// placed from 1 to 1e7 away: the pad's terms, `4 ε` of the centre
+    /// included, keep every vertex inside with room to spare.
+    #[test]
+    fn world_boxes_hold_every_vertex_under_any_pose() {
+        let mut unit = crate::test_support::unit_floats(11);
+        for case in 0..400 {
+            let size = [0.01, 1.0, 50.0][case % 3];
+            let offset = [0.0, 3.0, 1e3][case / 3 % 3];
+            let centre = Point::new(offset, -offset, 0.5 * offset);
+            let mesh = TriMesh::icosphere(centre, size, 1);
+            let tree = MeshTree::<Aabb>::new(mesh.clone());
+            let distance = 10f32.powi((case % 8) as i32);
+            let axis = Vector::new(unit() - 0.5, unit() - 0.5, unit() - 0.5);
+            let translation = Vector::new(unit() - 0.5, unit() - 0.5, unit() - 0.5) * distance;
+            let pose = Isometry::new(translation, axis * 6.0);
+            let world = placed_box(&tree, &pose);
+            let m = pose.rotation.to_rotation_matrix().matrix().cast::<f64>();
+            let back = m.transpose().try_inverse().expect("a rotation");
+            let t = translation.cast::<f64>();
+            for v in mesh.vertices() {
+                let w = back * v.coords.cast::<f64>() + t;
+                for axis in 0..3 {
+                    let (lo, hi) = (f64::from(world.min[axis]), f64::from(world.max[axis]));
+                    assert!(
+                        lo <= w[axis] && w[axis] <= hi,
+                        "case {case}: {w:?} outside {world:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
