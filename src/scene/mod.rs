@@ -46,7 +46,7 @@ use crate::bounding_volume::Aabb;
 use crate::bvh::{ArrayStack, TraversalStack, Visit, WideChild, WideNode, set_bits, stack_items};
 use crate::math::{Isometry, Point, Real};
 use crate::mesh::MeshError;
-use object::{Object, Slot, is_finite_pose};
+use object::{Object, Slot, is_finite_pose, rigid};
 use top_tree::TopTree;
 
 /// Why a scene refused a change.
@@ -142,12 +142,18 @@ impl Scene {
     /// Places `mesh` (a tree, or an `Arc` of one to share it) at `pose`, on
     /// layer mask 1 and in no group. The object is found by the next query;
     /// [`Scene::update`] moves it into the top-level tree.
+    ///
+    /// A rotation whose quaternion has drifted from unit length by more
+    /// than `4 ε` (composing many `f32` rotations does: a hundred, about
+    /// `20 ε`) is kept normalised, and [`Scene::pose`] returns it so: the
+    /// scene's pruning bounds assume a rigid motion, and a drifted one
+    /// scales distances by its drift.
     pub fn add(
         &mut self,
         mesh: impl Into<SceneMesh>,
         pose: impl Into<Isometry>,
     ) -> Result<ObjectId, SceneError> {
-        let pose = pose.into();
+        let pose = rigid(pose.into());
         if !is_finite_pose(&pose) {
             return Err(SceneError::NonFinitePose { object: None });
         }
@@ -205,9 +211,10 @@ impl Scene {
         Ok(object.mesh)
     }
 
-    /// Moves the object; queries see the new pose at once.
+    /// Moves the object; queries see the new pose at once. A drifted
+    /// rotation is kept normalised, as by [`Scene::add`].
     pub fn set_pose(&mut self, id: ObjectId, pose: impl Into<Isometry>) -> Result<(), SceneError> {
-        let pose = pose.into();
+        let pose = rigid(pose.into());
         if !is_finite_pose(&pose) {
             return Err(SceneError::NonFinitePose { object: Some(id) });
         }

@@ -1180,6 +1180,78 @@ fn closest_point_by_objects(
     best
 }
 
+/// Rotations whose quaternions drifted from unit length (composed `f32`
+/// rotations do) scale what an object answers by the drift, beyond the
+/// rounding the top level's pruning allows for: a review found the nearer
+/// of two cuboids pruned at a drift of 1e-6 (the first object, turned by a
+/// quaternion of norm 0.999999, answered 1000.998 on its own, and the scene
+/// 1000.99805 from the second). The scene keeps such rotations normalised,
+/// and its answers equal every object's own under the poses it reports.
+#[test]
+fn drifted_rotations_are_kept_rigid() {
+    let cuboid = SceneMesh::Aabb(Arc::new(MeshTree::new(TriMesh::cuboid(
+        Point::new(-0.5, -0.1, -0.3),
+        Point::new(0.5, 0.1, 0.3),
+    ))));
+    let drifted = |w: Real| {
+        Rotation::new_unchecked(boxtree::math::nalgebra::Quaternion::new(w, 0.0, 0.0, 0.0))
+    };
+    for w in [0.999_999, 0.999_9, 1.000_1] {
+        let mut scene = Scene::new();
+        let turned = scene
+            .add(
+                cuboid.clone(),
+                Isometry::from_parts(Translation::identity(), drifted(w)),
+            )
+            .unwrap();
+        scene
+            .add(cuboid.clone(), Isometry::translation(-2002.998, 0.0, 0.0))
+            .unwrap();
+        scene.update();
+        let norm = scene.pose(turned).unwrap().rotation.quaternion().norm();
+        assert!((norm - 1.0).abs() <= 4.0 * Real::EPSILON, "{w}: {norm}");
+        let p = PointQuery::from(Point::new(-1001.5, 0.0, 0.0));
+        let everything = Filter::everything();
+        let found = scene.closest_point(p, &everything).expect("near");
+        assert_eq!(
+            Some(found),
+            closest_point_by_objects(&scene, p, &everything),
+            "{w}"
+        );
+    }
+    // Random drifted poses, moved by `set_pose` too, against every object.
+    let trees = trees(&meshes());
+    let mut rng = SplitMix(77);
+    let drift = |rng: &mut SplitMix, pose: Isometry| {
+        let q = *pose.rotation.quaternion() * (1.0 + rng.range(-2e-4, 2e-4));
+        Isometry::from_parts(pose.translation, Rotation::new_unchecked(q))
+    };
+    let mut scene = Scene::new();
+    for k in 0..60 {
+        let pose = random_pose(&mut rng, 10.0);
+        scene
+            .add(trees[k % trees.len()].clone(), drift(&mut rng, pose))
+            .unwrap();
+    }
+    scene.update();
+    let ids: Vec<ObjectId> = scene.ids().collect();
+    for round in 0..2 {
+        for _ in 0..2_000 {
+            let p = PointQuery::from(rng.point(15.0));
+            let everything = Filter::everything();
+            assert_eq!(
+                scene.closest_point(p, &everything),
+                closest_point_by_objects(&scene, p, &everything),
+                "round {round} {p:?}"
+            );
+        }
+        for &id in ids.iter().step_by(3) {
+            let pose = random_pose(&mut rng, 10.0);
+            scene.set_pose(id, drift(&mut rng, pose)).unwrap();
+        }
+    }
+}
+
 #[test]
 fn nearest_points_answer_as_every_object() {
     let trees = trees(&meshes());
