@@ -150,15 +150,11 @@ fn paired_parry_line(
             |r| count(rays, r, &parry_closest),
         ),
     ];
-    let ns = |seconds: f64| seconds * 1e9 / CHUNK as f64;
     let [any, closest] = pairs.map(|p| {
+        let [median, low, high] = p.ratio.map(|r| 1.0 / r);
         format!(
-            "{:.1} ns against {:.1} ns, speed-up {:.2}x (quartiles {:.2}-{:.2})",
-            ns(p.ours),
-            ns(p.theirs),
-            1.0 / p.ratio[0],
-            1.0 / p.ratio[2],
-            1.0 / p.ratio[1]
+            "{}, speed-up {median:.2}x (quartiles {high:.2}-{low:.2})",
+            p.per_item(CHUNK)
         )
     });
     format!(

@@ -231,3 +231,11 @@ pub struct PairedRatio {
     pub ours: f64,
     pub theirs: f64,
 }
+
+impl PairedRatio {
+    /// "ours ns against theirs ns" per item, for rounds of `items` items.
+    pub fn per_item(&self, items: usize) -> String {
+        let ns = |seconds: f64| seconds * 1e9 / items as f64;
+        format!("{:.1} ns against {:.1} ns", ns(self.ours), ns(self.theirs))
+    }
+}

@@ -294,15 +294,11 @@ pub fn paired_line(
             |r| hits(chunk(r), &nearest),
         ),
     ];
-    let ns = |seconds: f64| seconds * 1e9 / CHUNK as f64;
     let [any, closest] = pairs.map(|p| {
+        let [median, low, high] = p.ratio;
         format!(
-            "{:.1} ns against {:.1} ns, {:.3}x Embree's time (quartiles {:.3}-{:.3})",
-            ns(p.ours),
-            ns(p.theirs),
-            p.ratio[0],
-            p.ratio[1],
-            p.ratio[2]
+            "{}, {median:.3}x Embree's time (quartiles {low:.3}-{high:.3})",
+            p.per_item(CHUNK)
         )
     });
     format!(
