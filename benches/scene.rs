@@ -150,17 +150,10 @@ fn paired_parry_line(
             |r| count(rays, r, &parry_closest),
         ),
     ];
-    let [any, closest] = pairs.map(|p| {
+    common::paired_line_of("parry3d", rounds, CHUNK, pairs, |p| {
         let [median, low, high] = p.ratio.map(|r| 1.0 / r);
-        format!(
-            "{}, speed-up {median:.2}x (quartiles {high:.2}-{low:.2})",
-            p.per_item(CHUNK)
-        )
-    });
-    format!(
-        "paired with parry3d ({rounds} alternating rounds of {CHUNK} segments): \
-         any-hit {any}; closest hit {closest}"
-    )
+        format!("speed-up {median:.2}x (quartiles {high:.2}-{low:.2})")
+    })
 }
 
 fn bench_town(c: &mut Criterion) {

@@ -239,3 +239,21 @@ impl PairedRatio {
         format!("{:.1} ns against {:.1} ns", ns(self.ours), ns(self.theirs))
     }
 }
+
+/// The line of a paired any-hit and closest-hit measurement against
+/// `peer`: both per-segment times and `ratio`'s reading of each pair.
+pub fn paired_line_of(
+    peer: &str,
+    rounds: usize,
+    segments: usize,
+    [any, closest]: [PairedRatio; 2],
+    ratio: impl Fn(&PairedRatio) -> String,
+) -> String {
+    let describe = |p: &PairedRatio| format!("{}, {}", p.per_item(segments), ratio(p));
+    format!(
+        "paired with {peer} ({rounds} alternating rounds of {segments} segments): \
+         any-hit {}; closest hit {}",
+        describe(&any),
+        describe(&closest)
+    )
+}

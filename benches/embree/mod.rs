@@ -294,17 +294,10 @@ pub fn paired_line(
             |r| hits(chunk(r), &nearest),
         ),
     ];
-    let [any, closest] = pairs.map(|p| {
+    crate::common::paired_line_of("Embree", rounds, CHUNK, pairs, |p| {
         let [median, low, high] = p.ratio;
-        format!(
-            "{}, {median:.3}x Embree's time (quartiles {low:.3}-{high:.3})",
-            p.per_item(CHUNK)
-        )
-    });
-    format!(
-        "paired with Embree ({rounds} alternating rounds of {CHUNK} segments): \
-         any-hit {any}; closest hit {closest}"
-    )
+        format!("{median:.3}x Embree's time (quartiles {low:.3}-{high:.3})")
+    })
 }
 
 /// How many of `segments` `hit` says hit, each through `black_box`.
