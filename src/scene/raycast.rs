@@ -109,6 +109,14 @@ impl Scene {
     /// in the object's frame and ask its tree: with `local` the span from
     /// [`Scene::local_span`], `tree.any_hit(Segment::new(local.ray.origin,
     /// p))`.
+    ///
+    /// The mapped span's ends round by about `u` of their distance from the
+    /// object's origin. Objects' world boxes are padded by `64 ε` of their
+    /// centre, which covers that for spans up to about a hundred times the
+    /// object's distance from the world's origin; for longer spans (a ray
+    /// from a kilometre away at an object near the origin), an object the
+    /// span misses in world space by less than that rounding may be pruned
+    /// where its own query on the mapped span would report a grazing hit.
     #[must_use]
     pub fn any_hit(&self, span: impl Into<RaySpan>, filter: &Filter) -> Option<SceneTriangle> {
         self.any_hit_in(span.into(), filter, None)
