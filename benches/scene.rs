@@ -524,6 +524,71 @@ fn bench_town(c: &mut Criterion) {
         }
     }
     group.finish();
+
+    // Nearest points: the segments' targets (on and around the buildings),
+    // on the scene, on the flattened world, and on the town moved 1e5 m
+    // out (where the scene's pruning once searched 1.5 m beyond the best).
+    let points: Vec<Point> = segments.iter().take(100_000).map(|s| s.b).collect();
+    let far = Vector::new(1e5, -1e5, 0.0);
+    let mut moved = Scene::new();
+    for (k, pose) in instances {
+        let at = Translation::from(pose.translation.vector + far);
+        moved
+            .add(
+                buildings[*k].clone(),
+                Isometry::from_parts(at, pose.rotation),
+            )
+            .expect("finite");
+    }
+    moved.update();
+    let moved_points: Vec<Point> = points.iter().map(|p| p + far).collect();
+    let worst = points
+        .iter()
+        .take(10_000)
+        .filter_map(|p| {
+            let ours = scene.closest_point(*p, &everything)?.projection.distance;
+            Some((ours - flat.closest_point(*p)?.distance).abs())
+        })
+        .fold(0.0, Real::max);
+    println!(
+        "scene town nearest points: {} points; of the first 10,000, the largest difference between the scene's and the flattened world's distances {worst:.2e} m",
+        points.len()
+    );
+    let nearest = |scene: &Scene, points: &[Point]| {
+        points
+            .iter()
+            .filter(|p| black_box(scene.closest_point(**black_box(p), &everything)).is_some())
+            .count()
+    };
+    let point_runs: Vec<(&str, Run)> = vec![
+        (
+            "boxtree Scene::closest_point",
+            Box::new(|| nearest(scene, &points)),
+        ),
+        (
+            "flattened MeshTree::closest_point",
+            Box::new(|| {
+                points
+                    .iter()
+                    .filter(|p| black_box(flat.closest_point(**black_box(p))).is_some())
+                    .count()
+            }),
+        ),
+        (
+            "boxtree Scene::closest_point, town moved 1e5 m out",
+            Box::new(|| nearest(&moved, &moved_points)),
+        ),
+    ];
+    let mut group = c.benchmark_group("scene/town nearest points");
+    group
+        .sample_size(SAMPLES)
+        .throughput(Throughput::Elements(points.len() as u64));
+    for (label, mut run) in point_runs {
+        if let Some(ns) = bench_items(&mut group, SAMPLES, label, points.len(), &mut run) {
+            println!("scene town {label}: {ns:.0} ns/point");
+        }
+    }
+    group.finish();
 }
 
 /// 10,000 objects of 10 meshes (200 to 2,000 triangles, about 1 m across)
