@@ -1181,12 +1181,13 @@ fn closest_point_by_objects(
 }
 
 /// Rotations whose quaternions drifted from unit length (composed `f32`
-/// rotations do) scale what an object answers by the drift, beyond the
-/// rounding the top level's pruning allows for: a review found the nearer
-/// of two cuboids pruned at a drift of 1e-6 (the first object, turned by a
-/// quaternion of norm 0.999999, answered 1000.998 on its own, and the scene
-/// 1000.99805 from the second). The scene keeps such rotations normalised,
-/// and its answers equal every object's own under the poses it reports.
+/// rotations do) scale what an object answers in its frame by the drift,
+/// where its world box does not, beyond the rounding the top level's
+/// pruning allows for: a cuboid turned by a quaternion `(0.9999, 0, 0, 0)`
+/// answered 1000.8 on its own, 0.1 nearer than a second cuboid the scene
+/// then kept (its box 1001 away was pruned). The scene keeps such rotations
+/// normalised, and its answers equal every object's own under the poses it
+/// reports, also at the edge of the reach.
 #[test]
 fn drifted_rotations_are_kept_rigid() {
     let cuboid = SceneMesh::Aabb(Arc::new(MeshTree::new(TriMesh::cuboid(
@@ -1205,7 +1206,7 @@ fn drifted_rotations_are_kept_rigid() {
             )
             .unwrap();
         scene
-            .add(cuboid.clone(), Isometry::translation(-2002.998, 0.0, 0.0))
+            .add(cuboid.clone(), Isometry::translation(-2002.9, 0.0, 0.0))
             .unwrap();
         scene.update();
         let norm = scene.pose(turned).unwrap().rotation.quaternion().norm();
@@ -1237,12 +1238,21 @@ fn drifted_rotations_are_kept_rigid() {
     let ids: Vec<ObjectId> = scene.ids().collect();
     for round in 0..2 {
         for _ in 0..2_000 {
-            let p = PointQuery::from(rng.point(15.0));
             let everything = Filter::everything();
+            let p = PointQuery::from(rng.point(15.0));
+            let by_objects = closest_point_by_objects(&scene, p, &everything);
             assert_eq!(
                 scene.closest_point(p, &everything),
-                closest_point_by_objects(&scene, p, &everything),
+                by_objects,
                 "round {round} {p:?}"
+            );
+            // At the edge of the reach: the maximum distance is the answer.
+            let Some(answer) = by_objects else { continue };
+            let edge = PointQuery::within(p.point, answer.projection.distance);
+            assert_eq!(
+                scene.closest_point(edge, &everything),
+                closest_point_by_objects(&scene, edge, &everything),
+                "round {round} {edge:?}"
             );
         }
         for &id in ids.iter().step_by(3) {
