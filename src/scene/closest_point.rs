@@ -8,7 +8,7 @@ use crate::bvh::{ArrayStack, TraversalStack, Visit, nearest_first, set_bits, sta
 use crate::math::{Point, Real, is_finite_point, length_wide, squared_reach};
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::{PointProjection, PointQuery};
-use crate::scene::object::Object;
+use crate::scene::object::{Object, PLACED_PAD};
 use crate::scene::top_tree::TopTree;
 use crate::scene::{Filter, ObjectId, Scene, with_tree};
 use crate::simd::Baseline;
@@ -146,14 +146,13 @@ fn box_distance(b: &Aabb, p: &Point) -> Real {
     length_wide(&(b.closest_point(p) - p))
 }
 
-/// The squared distance from `p` to `b` shrunk by the `64 ε` of its centre
-/// that `placed_box` pads world boxes by (for ordering only).
+/// The squared distance from `p` to `b` shrunk by the pad of its centre
+/// that `placed_box` adds to world boxes (for ordering only).
 fn unpadded_distance_squared(b: &Aabb, p: &Point) -> Real {
     let c = b.center();
-    let pad = 64.0 * Real::EPSILON * c.coords.amax();
-    let h = (b.half_extents().add_scalar(-pad)).map(|x| x.max(0.0));
-    let d = (p - c).abs() - h;
-    d.map(|x| x.max(0.0)).norm_squared()
+    let pad = PLACED_PAD * c.coords.amax();
+    let half = b.half_extents().map(|h| (h - pad).max(0.0));
+    Aabb::from_center_half_extents(c, half).distance_squared(p)
 }
 
 /// The nearest-first descent of the top level (leaves and nodes alike, the
@@ -167,7 +166,7 @@ fn descend(
     mut offer: impl FnMut(u32, &Object, &mut Option<ScenePoint>),
 ) {
     let nodes = top.wide.nodes();
-    let padded = 64.0 * Real::EPSILON * p.coords.amax() > scene.mesh_scale() / 16.0;
+    let padded = PLACED_PAD * p.coords.amax() > scene.mesh_scale() / 16.0;
     let mut items = stack_items();
     // (wide node, 0, distance) or (object, 1, distance).
     let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);

@@ -168,7 +168,7 @@ impl Scene {
         object.changed_at = self.tick();
         let world_box = object.placed_box();
         self.note_scale(&world_box);
-        self.note_mesh_scale(&object);
+        self.note_mesh_scale(object.mesh_scale());
         self.objects.push(Some(object));
         self.unindexed.push((id.0, world_box));
         self.live += 1;
@@ -293,10 +293,9 @@ impl Scene {
         for (_, b) in &boxes {
             self.coordinate_scale = self.coordinate_scale.max(box_scale(b));
         }
-        self.mesh_scale = 0.0;
-        for object in self.objects.iter().flatten() {
-            self.mesh_scale = self.mesh_scale.max(object.mesh_scale());
-        }
+        self.mesh_scale = (self.objects.iter().flatten())
+            .map(Object::mesh_scale)
+            .fold(0.0, Real::max);
         if boxes.is_empty() {
             self.top = None;
             return;
@@ -424,7 +423,7 @@ impl Scene {
         let slot = object.slot();
         let mesh_scale = object.mesh_scale();
         self.note_scale(&world_box);
-        self.mesh_scale = self.mesh_scale.max(mesh_scale);
+        self.note_mesh_scale(mesh_scale);
         match slot {
             Slot::Indexed(leaf) => self
                 .top
@@ -451,8 +450,8 @@ impl Scene {
         self.coordinate_scale = self.coordinate_scale.max(box_scale(b));
     }
 
-    fn note_mesh_scale(&mut self, object: &Object) {
-        self.mesh_scale = self.mesh_scale.max(object.mesh_scale());
+    fn note_mesh_scale(&mut self, mesh_scale: Real) {
+        self.mesh_scale = self.mesh_scale.max(mesh_scale);
     }
 
     /// Calls `visit(index, object)` for every object whose world box

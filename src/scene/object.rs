@@ -195,6 +195,10 @@ impl Object {
     }
 }
 
+/// What [`placed_box`] pads world boxes by, per unit of each size it
+/// covers (the world centre, the box's reach, the local centre).
+pub(crate) const PLACED_PAD: Real = 64.0 * Real::EPSILON;
+
 /// The world bounds of `tree` placed by `pose`: its root volume as a
 /// transformed oriented box, padded by `64 ε` of its coordinates so the
 /// `f32` transform's rounding never leaves a triangle outside. The
@@ -215,9 +219,9 @@ pub(crate) fn placed_box<V: BoundingVolume>(tree: &MeshTree<V>, pose: &Isometry)
     // Term by term: the sum of the sizes overflows from about 1.7e38,
     // where the pad itself does not (such objects had infinite boxes and
     // were left out of every broad phase).
-    let ulps = 64.0 * Real::EPSILON;
-    let pad =
-        ulps * world.center.coords.amax() + ulps * reach.amax() + ulps * local.center.coords.amax();
+    let pad = PLACED_PAD * world.center.coords.amax()
+        + PLACED_PAD * reach.amax()
+        + PLACED_PAD * local.center.coords.amax();
     let half = reach.add_scalar(pad);
     Aabb::new(world.center - half, world.center + half)
 }
