@@ -16,16 +16,17 @@
 //! there (a 100 m terrain from 1e8 m: every triangle).
 
 use crate::bvh::{
-    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, WideChild, WideLayout, WideNode,
+    ArrayStack, BoundingVolume, NodeId, NodeKind, TraversalStack, WideChild, WideLayout,
     nearest_first, stack_items,
 };
+use crate::intersect::TriangleLanes;
 use crate::intersect::closest_point_on_triangle;
 use crate::math::{Point, Real, distance_squared_wide, is_finite_point, squared_reach};
 use crate::mesh::TriangleId;
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::frame::LocalFrame;
 use crate::query::mesh_tree::{MeshTree, PlacedMesh};
-use crate::query::raycast_wide::{prefetch_lines, prefetch_node};
+use crate::query::raycast_wide::prefetch_node;
 use crate::simd::{Avx2, Baseline, Isa, avx2_fn};
 
 /// Factor on the squared reach in the plane-distance pruning: a few ulps
@@ -255,42 +256,48 @@ impl<V: BoundingVolume> MeshTree<V> {
         64.0 * Real::EPSILON * self.coordinate_scale()
     }
 
-    /// Offers the leaf's triangles to `nearest`, each first tested by the
-    /// distance to its own box (cheaper than the exact closest point, and
-    /// enough to skip most triangles of a leaf once a near one is known).
+    /// Offers the leaf's triangles to `nearest` ([`MeshTree::nearest_in_triangle`]).
     #[inline(always)]
     fn nearest_in_leaf(&self, p: &Point, first: u32, count: u32, nearest: &mut Nearest) {
         for lanes in self.leaf_ray_triangles(first, count) {
-            if lanes.box_distance_squared(p) > nearest.reach_squared {
-                continue;
-            }
-            // The distance to the triangle's plane is a second lower bound,
-            // the one that prunes a surface point's neighbours: compared as
-            // `(n·(p − a))² > reach² |n|²` with a margin for its rounding
-            // (never true for NaN; the least normal number added, as to the
-            // reach, for products so small that their rounding is
-            // absolute). Only where the normal can be trusted: its
-            // direction is off by about `u / sin α` (`α` the angle between
-            // the edges it is made of), so the plane's distance is off by
-            // that times `|p − a|`; a needle's or a sliver's normal is noise
-            // that pruned the nearest triangle itself. Below `sin α = 1/8`,
-            // and where the squares leave `f32`'s normal range, the exact
-            // closest point decides alone.
-            let tri = lanes.triangle();
-            let (ab, ac) = (tri.b - tri.a, tri.c - tri.a);
-            let n = ab.cross(&ac);
-            let nn = n.norm_squared();
-            let edges = ab.norm_squared() * ac.norm_squared();
-            let trusted = nn > PLANE_SIN_SQUARED * edges
-                && (Real::MIN_POSITIVE / PLANE_SIN_SQUARED..=Real::MAX).contains(&edges);
-            if trusted {
-                let h = n.dot(&(p - tri.a));
-                if h * h > nearest.reach_squared * nn * PLANE_MARGIN + Real::MIN_POSITIVE {
-                    continue;
-                }
-            }
-            nearest.offer(p, &tri, lanes.id());
+            self.nearest_in_triangle(p, lanes, nearest);
         }
+    }
+
+    /// Offers a leaf triangle to `nearest`, first tested by the distance
+    /// to its own box (cheaper than the exact closest point, and enough to
+    /// skip most triangles of a leaf once a near one is known).
+    #[inline(always)]
+    fn nearest_in_triangle(&self, p: &Point, lanes: &TriangleLanes, nearest: &mut Nearest) {
+        if lanes.box_distance_squared(p) > nearest.reach_squared {
+            return;
+        }
+        // The distance to the triangle's plane is a second lower bound,
+        // the one that prunes a surface point's neighbours: compared as
+        // `(n·(p − a))² > reach² |n|²` with a margin for its rounding
+        // (never true for NaN; the least normal number added, as to the
+        // reach, for products so small that their rounding is
+        // absolute). Only where the normal can be trusted: its
+        // direction is off by about `u / sin α` (`α` the angle between
+        // the edges it is made of), so the plane's distance is off by
+        // that times `|p − a|`; a needle's or a sliver's normal is noise
+        // that pruned the nearest triangle itself. Below `sin α = 1/8`,
+        // and where the squares leave `f32`'s normal range, the exact
+        // closest point decides alone.
+        let tri = lanes.triangle();
+        let (ab, ac) = (tri.b - tri.a, tri.c - tri.a);
+        let n = ab.cross(&ac);
+        let nn = n.norm_squared();
+        let edges = ab.norm_squared() * ac.norm_squared();
+        let trusted = nn > PLANE_SIN_SQUARED * edges
+            && (Real::MIN_POSITIVE / PLANE_SIN_SQUARED..=Real::MAX).contains(&edges);
+        if trusted {
+            let h = n.dot(&(p - tri.a));
+            if h * h > nearest.reach_squared * nn * PLANE_MARGIN + Real::MIN_POSITIVE {
+                return;
+            }
+        }
+        nearest.offer(p, &tri, lanes.id());
     }
 
     /// The nearest-first descent on the binary tree (any volume).
@@ -348,9 +355,12 @@ impl<V: BoundingVolume> MeshTree<V> {
         }
     }
 
-    /// The nearest-first descent on the 8-wide layout: of a node's
-    /// children, leaves and inner nodes alike, the nearest next and the
-    /// second nearest after it ([`nearest_first`]).
+    /// The nearest-first descent on the 8-wide layout. At each node the
+    /// triangles of the leaves within reach are bounded together, eight to
+    /// an instruction ([`NearestPackets`]), and only those whose bound is
+    /// within the best distance take the exact closest point; then the
+    /// nearest inner child is visited next and the second nearest after
+    /// it ([`nearest_first`]).
     #[inline(always)]
     fn nearest_wide<I: Isa>(
         &self,
@@ -362,21 +372,29 @@ impl<V: BoundingVolume> MeshTree<V> {
             return self.nearest_binary(query);
         }
         let p = &query.point;
+        let xyz = [p.x, p.y, p.z];
         let nodes = wide.nodes();
-        // On trees larger than the caches each node and leaf is a miss:
+        let packets = self.nearest_packets(wide);
+        // On trees larger than the caches each node and packet is a miss:
         // the children that stay in reach are asked for as soon as they
         // are known (the nearest is read next, the others after it).
         let prefetch = wide.outgrows_cache();
         // Box distances are relative to themselves: only the triangles'
         // coordinates count.
         let mut nearest = Nearest::new(query, self.closest_point_rounding());
-        let mut items = stack_items();
-        // (wide node, 0, d²) or (first leaf position, count ≥ 1, d²).
-        let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
+        let reach = |nearest: &Nearest| nearest.reach_squared;
+        let exact = |nearest: &mut Nearest, k: u32| {
+            let lanes = self.leaf_ray_triangle(k as usize);
+            nearest.offer(p, &lanes.triangle(), lanes.id());
+        };
+        let screened = |nearest: &mut Nearest, k: u32| {
+            self.nearest_in_triangle(p, self.leaf_ray_triangle(k as usize), nearest);
+        };
         // A dive to the nearest leaf first, pushing nothing: its triangles
         // bound the search before any sibling is looked at, so the full
-        // descent below keeps few of them (the dived leaf is not tested again).
-        let mut dived = u32::MAX;
+        // descent below keeps few of them (the dived leaf is not tested
+        // again: `skip` clears its lane at its node).
+        let (mut dived, mut skip) = (u32::MAX, 0u32);
         let mut at = 0u32;
         while dived == u32::MAX {
             let node = &nodes[at as usize];
@@ -385,73 +403,66 @@ impl<V: BoundingVolume> MeshTree<V> {
                 WideChild::Node(child) => at = child,
                 WideChild::Leaf { first, count } => {
                     self.nearest_in_leaf(p, first, count, &mut nearest);
-                    dived = first;
+                    (dived, skip) = (at, 1 << lane);
                 }
                 WideChild::Empty => break,
             }
         }
-        let mut current = (0u32, 0u32, 0.0);
+        let mut items = stack_items();
+        let mut stack = ArrayStack::<(u32, Real)>::new(&mut items);
+        let mut current = (0u32, 0.0);
         loop {
-            let (at, count, d2) = current;
+            let (at, d2) = current;
             if d2 <= nearest.reach_squared {
-                if count == 0 {
-                    let node = &nodes[at as usize];
-                    let distances = node.point_distances_on(isa, p, nearest.reach_squared);
-                    let near = distances.within;
-                    if near == 0 {
-                        match stack.pop() {
-                            Some(next) => current = next,
-                            None => return nearest.answer(),
-                        }
-                        continue;
-                    }
-                    let leaves = node.leaf_lanes_on(isa);
-                    let child = |lane: usize| {
-                        if leaves >> lane & 1 != 0 {
+                let node = &nodes[at as usize];
+                let distances = node.point_distances_on(isa, p, nearest.reach_squared);
+                let leaves = node.leaf_lanes_on(isa);
+                let near_leaves = distances.within & leaves & !if at == dived { skip } else { 0 };
+                if near_leaves != 0 {
+                    if near_leaves.count_ones() >= 2 {
+                        packets.offer(
+                            isa,
+                            &xyz,
+                            at,
+                            near_leaves,
+                            &mut nearest,
+                            reach,
+                            exact,
+                            screened,
+                        );
+                    } else {
+                        let mut pending = near_leaves;
+                        while pending != 0 {
+                            let lane = pending.trailing_zeros() as usize;
+                            pending &= pending - 1;
                             let (first, count) = node.leaf_range(lane);
-                            (first, count, distances.squared[lane])
-                        } else {
-                            (node.inner_child(lane), 0, distances.squared[lane])
+                            self.nearest_in_leaf(p, first, count, &mut nearest);
                         }
-                    };
+                    }
+                }
+                let inner = distances.within & !leaves;
+                if inner != 0 {
                     if prefetch {
-                        self.prefetch_children(nodes, node, near, leaves);
+                        let mut pending = inner;
+                        while pending != 0 {
+                            let lane = pending.trailing_zeros() as usize;
+                            pending &= pending - 1;
+                            let child = node.inner_child(lane);
+                            prefetch_node(&nodes[child as usize]);
+                            packets.prefetch(child);
+                        }
                     }
                     // The nearest child next, the second nearest on top of
                     // the stack; the others wait beneath it with their
                     // distances, checked again when popped.
-                    current = nearest_first(&distances.squared, near, child, &mut stack);
+                    let child = |lane: usize| (node.inner_child(lane), distances.squared[lane]);
+                    current = nearest_first(&distances.squared, inner, child, &mut stack);
                     continue;
-                } else if at != dived {
-                    self.nearest_in_leaf(p, at, count, &mut nearest);
                 }
             }
             match stack.pop() {
                 Some(next) => current = next,
                 None => return nearest.answer(),
-            }
-        }
-    }
-
-    /// Asks the cache for the children in `lanes`: inner nodes, and the
-    /// triangles of leaves (a hint only).
-    #[inline(always)]
-    fn prefetch_children(
-        &self,
-        nodes: &[WideNode<8>],
-        node: &WideNode<8>,
-        lanes: u32,
-        leaves: u32,
-    ) {
-        let mut pending = lanes;
-        while pending != 0 {
-            let lane = pending.trailing_zeros() as usize;
-            pending &= pending - 1;
-            if leaves >> lane & 1 != 0 {
-                let (first, count) = node.leaf_range(lane);
-                prefetch_lines(self.leaf_ray_triangles(first, count));
-            } else {
-                prefetch_node(&nodes[node.inner_child(lane) as usize]);
             }
         }
     }
@@ -511,6 +522,41 @@ mod tests {
             })
             .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
             .expect("not empty")
+    }
+
+    /// The packets a first nearest point makes are made again after the
+    /// vertices move: answers after `set_vertices` are the moved mesh's.
+    #[test]
+    fn nearest_points_follow_moved_vertices() {
+        let mesh = TriMesh::terrain(30, 10.0, 2.0, 5);
+        let mut tree = MeshTree::<Aabb>::new(mesh.clone());
+        let p = Point::new(1.0, 2.0, 6.0);
+        assert!(tree.closest_point(p).is_some());
+        let bytes = tree.bytes();
+        let moved: Vec<Point> = mesh
+            .vertices()
+            .iter()
+            .map(|v| Point::new(v.x * 0.5 - 3.0, v.y + 0.25 * v.x, v.z * 2.0 + 1.0))
+            .collect();
+        tree.set_vertices(moved.clone()).expect("same count");
+        let moved_mesh = TriMesh::new(moved, mesh.indices().to_vec()).expect("valid");
+        assert!(tree.bytes() < bytes, "the packets go with the old vertices");
+        let mut rand = crate::test_support::unit_floats(0x9ac4);
+        for _ in 0..300 {
+            let q = Point::new(
+                20.0 * rand() - 13.0,
+                20.0 * rand() - 8.0,
+                12.0 * rand() - 4.0,
+            );
+            let found = tree.closest_point(q).expect("a nearest point");
+            let (d2, id) = nearest_by_brute_force(&moved_mesh, &q);
+            assert_eq!(
+                (found.triangle, found.distance),
+                (id, d2.sqrt() as Real),
+                "{q:?}"
+            );
+        }
+        assert!(tree.bytes() > 0);
     }
 
     /// Pins the descent's slack relative to the best distance (8cadaad): a

@@ -7,8 +7,10 @@ use crate::memory::PageArray;
 use crate::mesh::{MeshError, TriMesh};
 use crate::parallel::join_if;
 use crate::query::leaf_triangles::{leaf_triangles, refresh_leaf_triangles, run_box};
+use crate::query::nearest_packets::NearestPackets;
 use crate::shape::Triangle;
 use crate::shape::TriangleId;
+use std::sync::OnceLock;
 
 /// A triangle mesh and a bounding-volume hierarchy over it.
 ///
@@ -30,6 +32,9 @@ pub struct MeshTree<V> {
     leaf_triangles: PageArray<TriangleLanes>,
     /// Largest absolute vertex coordinate: the scale of rounding errors in queries.
     coordinate_scale: Real,
+    /// Each wide node's leaf triangles eight to a packet, made by the first
+    /// nearest-point query (trees never asked for one hold none).
+    nearest_packets: OnceLock<NearestPackets>,
 }
 
 impl<V: BoundingVolume> MeshTree<V> {
@@ -65,18 +70,23 @@ impl<V: BoundingVolume> MeshTree<V> {
             wide,
             leaf_triangles,
             coordinate_scale,
+            nearest_packets: OnceLock::new(),
         }
     }
 
     /// Bytes kept beside the mesh: the tree (nodes and leaf order, as
     /// [`Bvh::bytes`] counts them), the wide raycast layout when the
-    /// volume type has one, and the leaf-order copies of the triangles
-    /// (48 bytes each, stored by axis, with their ids and hittable flags).
+    /// volume type has one, the leaf-order copies of the triangles
+    /// (48 bytes each, stored by axis, with their ids and hittable flags),
+    /// and once a nearest point has been asked of a tree with the wide
+    /// layout, its triangles again in packets of eight (about 60 bytes a
+    /// triangle).
     #[must_use]
     pub fn bytes(&self) -> usize {
         self.bvh.bytes()
             + self.wide.as_ref().map_or(0, WideLayout::bytes)
             + self.leaf_triangles_bytes()
+            + self.nearest_packets.get().map_or(0, NearestPackets::bytes)
     }
 
     /// Bytes of [`MeshTree::bytes`] that the kernel reports on huge pages
@@ -100,6 +110,13 @@ impl<V: BoundingVolume> MeshTree<V> {
     #[must_use]
     pub(crate) fn wide(&self) -> Option<&WideLayout> {
         self.wide.as_ref()
+    }
+
+    /// The nearest-point packets of the wide layout `wide` (this tree's),
+    /// made on first use.
+    pub(crate) fn nearest_packets(&self, wide: &WideLayout) -> &NearestPackets {
+        self.nearest_packets
+            .get_or_init(|| NearestPackets::new(wide, &self.leaf_triangles))
     }
 
     /// The wide layout for a raycast whose range starts at `t_min`: only
@@ -212,6 +229,7 @@ impl<V: BoundingVolume> MeshTree<V> {
             });
         }
         self.coordinate_scale = coordinate_scale(&self.mesh);
+        self.nearest_packets = OnceLock::new();
         Ok(())
     }
 

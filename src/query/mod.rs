@@ -10,6 +10,7 @@ mod mesh_cast;
 mod mesh_distance;
 mod mesh_overlap;
 mod mesh_tree;
+mod nearest_packets;
 pub(crate) mod raycast;
 mod raycast_stream;
 mod raycast_wide;

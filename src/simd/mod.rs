@@ -171,6 +171,33 @@ pub(crate) struct BoxDistances8 {
     pub(crate) least: u32,
 }
 
+/// Eight triangles by vertex (`a`, `b`, `c`), axis and lane: a packet of
+/// a nearest-point descent's leaf triangles ([`Isa::triangle_lower_bounds8`]).
+pub(crate) type TriangleRows8 = [[[Real; 8]; 3]; 3];
+
+/// `sin²` of the least angle at a triangle's first vertex for which
+/// [`Isa::triangle_lower_bounds8`] trusts its normal (below it, the box
+/// bound alone): the normal's direction is off by about `u / sin α`.
+pub(crate) const LOWER_BOUND_SIN_SQUARED: Real = 1.0 / 64.0;
+
+/// Below this product of squared edge lengths the normal's products leave
+/// `f32`'s normal range: the box bound alone.
+pub(crate) const LOWER_BOUND_LEAST_PAIR: Real = Real::MIN_POSITIVE / LOWER_BOUND_SIN_SQUARED;
+
+/// Above this squared scale (`|p − a|²` plus the longest edge squared) the
+/// edge distances' squares may overflow: the box bound alone.
+pub(crate) const LOWER_BOUND_LARGEST_SCALE: Real = Real::MAX / 16.0;
+
+/// What [`Isa::triangle_lower_bounds8`] takes off its rounded distance, in
+/// units of its scale `|p − a|² + L²` (`L` the longest edge): `128u`. The
+/// rounded offsets and edges put the edge points off by about `21u` of
+/// `|p − v|² + |e|²` (with `|p − b|² ≤ 2|p − a|² + 2L²`: `63u` of the
+/// scale), and the plane's distance, with a normal off by at most `16u`
+/// of itself where it is trusted, by about `90u` of `|p − a|²`; which
+/// side of an edge the projection falls on can be wrong only within a
+/// rounding of it, where both answers agree to second order.
+pub(crate) const LOWER_BOUND_MARGIN: Real = 64.0 * Real::EPSILON;
+
 /// An instruction set the raycast kernels can run on.
 pub(crate) trait Isa: Copy {
     /// The slab test of eight boxes (see [`Slab8`]).
@@ -184,6 +211,16 @@ pub(crate) trait Isa: Copy {
 
     /// One node's step of the 8-wide collapse (see [`CollapseRow8`]).
     fn collapse_row8(self, left: &[Real; 8], right: &[Real; 8], area: Real) -> CollapseRow8;
+
+    /// Per lane, a lower bound of the squared distance from `p` to the
+    /// triangle, never above the true one: its distance as Ericson's
+    /// regions define it (the plane where `p` projects inside, else the
+    /// nearest edge point; *Real-Time Collision Detection* §5.1.5) without
+    /// branches, less [`LOWER_BOUND_MARGIN`] of its rounding scale, and
+    /// never below the distance to the triangle's box; the box distance
+    /// alone where the normal cannot be trusted (slivers, degenerate,
+    /// tiny and huge triangles). Lanes of `+∞` vertices give `+∞`.
+    fn triangle_lower_bounds8(self, p: &[Real; 3], v: &TriangleRows8) -> [Real; 8];
 }
 
 /// Plain Rust the compiler vectorises as it can: every target.
@@ -213,6 +250,11 @@ impl Isa for Portable {
     #[inline(always)]
     fn collapse_row8(self, left: &[Real; 8], right: &[Real; 8], area: Real) -> CollapseRow8 {
         portable::collapse_row::<8>(left, right, area)
+    }
+
+    #[inline(always)]
+    fn triangle_lower_bounds8(self, p: &[Real; 3], v: &TriangleRows8) -> [Real; 8] {
+        portable::triangle_lower_bounds8(p, v)
     }
 }
 
@@ -288,6 +330,17 @@ impl Isa for Avx2 {
         }
         #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
         portable::collapse_row::<8>(left, right, area)
+    }
+
+    #[inline(always)]
+    fn triangle_lower_bounds8(self, p: &[Real; 3], v: &TriangleRows8) -> [Real; 8] {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        {
+            // SAFETY: `self` proves the CPU has AVX (see `Avx2::detect`).
+            unsafe { x86::triangle_lower_bounds8_avx(p, v) }
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+        portable::triangle_lower_bounds8(p, v)
     }
 }
 
@@ -553,6 +606,90 @@ mod tests {
             outside += usize::from(ours > 0.0);
         }
         assert!(outside > 10_000);
+    }
+
+    /// The 8-lane lower bounds of point–triangle distances: every form
+    /// answers as the portable one, to the bit, and no bound lies above
+    /// what a nearest-point descent may prune at for that triangle (the
+    /// exact closest point's distance with the descent's slack: `4ε` of
+    /// itself and `64ε` of the coordinates), on well-shaped triangles,
+    /// slivers, needles, degenerate ones, and at scales from 1e-20 to 1e30;
+    /// far from well-shaped triangles the bound is the distance to within
+    /// a few ulps (so it prunes), and padding lanes of `+∞` give `+∞`.
+    #[test]
+    #[allow(clippy::needless_range_loop)]
+    fn triangle_lower_bounds_stay_below_the_distance_and_answer_alike() {
+        use crate::intersect::closest_point_on_triangle;
+        use crate::math::{Point, distance_squared_wide, squared_reach};
+        use crate::shape::Triangle;
+        let (mut tight, mut far_well_shaped) = (0, 0);
+        for seed in 1..6_000u64 {
+            let mut next = crate::test_support::xorshift(seed);
+            let mut unit = move || crate::test_support::unit(next()) * 2.0 - 1.0;
+            let scale = [1.0, 1e-20, 1e-5, 1e5, 1e18, 1e30][seed as usize % 6];
+            let mut rows: TriangleRows8 = [[[Real::INFINITY; 8]; 3]; 3];
+            let mut triangles = Vec::new();
+            // Lane 7 stays padding.
+            for lane in 0..7 {
+                let a = Point::new(unit(), unit(), unit());
+                let b = Point::new(unit(), unit(), unit());
+                let c = match lane % 4 {
+                    // A sliver: `c` near the segment `ab`.
+                    1 => a + (b - a) * unit().abs() + (b - a).cross(&a.coords) * 1e-4,
+                    // Degenerate: a repeated vertex.
+                    2 => a,
+                    _ => Point::new(unit(), unit(), unit()),
+                };
+                let tri = Triangle::new(a * scale, b * scale, c * scale);
+                for (v, point) in [tri.a, tri.b, tri.c].iter().enumerate() {
+                    for axis in 0..3 {
+                        rows[v][axis][lane] = point[axis];
+                    }
+                }
+                triangles.push(tri);
+            }
+            let far = if seed % 3 == 0 { 50.0 } else { 1.5 };
+            let p = [
+                unit() * far * scale,
+                unit() * far * scale,
+                unit() * far * scale,
+            ];
+            let bounds = portable::triangle_lower_bounds8(&p, &rows);
+            if let Some(avx2) = Avx2::detect() {
+                let fast = avx2.triangle_lower_bounds8(&p, &rows);
+                assert_eq!(
+                    fast.map(Real::to_bits),
+                    bounds.map(Real::to_bits),
+                    "seed {seed}"
+                );
+            }
+            assert_eq!(bounds[7], Real::INFINITY, "seed {seed}: padding");
+            let point = Point::new(p[0], p[1], p[2]);
+            for (lane, tri) in triangles.iter().enumerate() {
+                let closest = closest_point_on_triangle(&point, tri);
+                let d = distance_squared_wide(&closest.point, &point).sqrt() as Real;
+                let s = [tri.a, tri.b, tri.c]
+                    .iter()
+                    .map(|v| v.coords.amax())
+                    .fold(0.0, Real::max);
+                let prunes_at =
+                    squared_reach(d * (1.0 + 4.0 * Real::EPSILON) + 64.0 * Real::EPSILON * s);
+                assert!(
+                    bounds[lane] <= prunes_at,
+                    "seed {seed} lane {lane}: bound {} above {prunes_at} ({tri:?}, {p:?})",
+                    bounds[lane]
+                );
+                if lane % 4 != 1 && lane % 4 != 2 && seed % 3 == 0 && (1e-5..=1e18).contains(&scale)
+                {
+                    far_well_shaped += 1;
+                    tight += usize::from(bounds[lane] >= d * d * (1.0 - 1e-4));
+                }
+            }
+        }
+        assert!(
+            tight * 10 >= far_well_shaped * 9,
+            "{tight} of {far_well_shaped} tight"
+        );
     }
 
     #[test]

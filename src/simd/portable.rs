@@ -261,3 +261,71 @@ pub(super) fn include_point(
         extremes.nan_if_not_finite[i] += p[i] * 0.0;
     }
 }
+
+/// See [`super::Isa::triangle_lower_bounds8`]: the eight lanes one by one,
+/// each in [`triangle_lower_bound`]'s order of operations.
+#[inline(always)]
+pub(super) fn triangle_lower_bounds8(p: &[Real; 3], v: &super::TriangleRows8) -> [Real; 8] {
+    std::array::from_fn(|lane| {
+        let vertex = |i: usize| [v[i][0][lane], v[i][1][lane], v[i][2][lane]];
+        triangle_lower_bound(p, vertex(0), vertex(1), vertex(2))
+    })
+}
+
+/// One lane of [`super::Isa::triangle_lower_bounds8`]. Every operation is
+/// one the 8-lane forms take in the same order (no fused multiply-adds),
+/// so all forms answer alike, to the bit.
+#[inline(always)]
+pub(super) fn triangle_lower_bound(
+    p: &[Real; 3],
+    a: [Real; 3],
+    b: [Real; 3],
+    c: [Real; 3],
+) -> Real {
+    type V = [Real; 3];
+    let sub = |u: V, w: V| [u[0] - w[0], u[1] - w[1], u[2] - w[2]];
+    let dot = |u: V, w: V| u[0] * w[0] + u[1] * w[1] + u[2] * w[2];
+    let cross = |u: V, w: V| {
+        [
+            u[1] * w[2] - u[2] * w[1],
+            u[2] * w[0] - u[0] * w[2],
+            u[0] * w[1] - u[1] * w[0],
+        ]
+    };
+    let (ab, ac, bc, ca) = (sub(b, a), sub(c, a), sub(c, b), sub(a, c));
+    let (ap, bp, cp) = (sub(*p, a), sub(*p, b), sub(*p, c));
+    let n = cross(ab, ac);
+    let nn = dot(n, n);
+    let (lab, lbc, lca) = (dot(ab, ab), dot(bc, bc), dot(ca, ca));
+    // The nearest point of each edge, from its clamped parameter (a
+    // zero-length edge gives NaN, which the clamp makes 0).
+    let segment = |v: V, e: V, ee: Real| {
+        let t = min(max(dot(v, e) / ee, 0.0), 1.0);
+        let r = [v[0] - e[0] * t, v[1] - e[1] * t, v[2] - e[2] * t];
+        dot(r, r)
+    };
+    let edges = min(
+        min(segment(ap, ab, lab), segment(bp, bc, lbc)),
+        segment(cp, ca, lca),
+    );
+    let inside = (dot(n, cross(ab, ap)) >= 0.0)
+        & (dot(n, cross(bc, bp)) >= 0.0)
+        & (dot(n, cross(ca, cp)) >= 0.0);
+    let h = dot(n, ap);
+    let plane = h * (h / nn);
+    let pair = lab * lca;
+    let scale = dot(ap, ap) + max(max(lab, lbc), lca);
+    let trusted = (nn > pair * super::LOWER_BOUND_SIN_SQUARED)
+        & (super::LOWER_BOUND_LEAST_PAIR..=Real::MAX).contains(&pair)
+        & (scale <= super::LOWER_BOUND_LARGEST_SCALE);
+    let exact = if inside { plane } else { edges };
+    let bound = exact - super::LOWER_BOUND_MARGIN * scale;
+    let mut boxed: Real = 0.0;
+    for axis in 0..3 {
+        let lo = min(min(a[axis], b[axis]), c[axis]);
+        let hi = max(max(a[axis], b[axis]), c[axis]);
+        let out = max(max(lo - p[axis], p[axis] - hi), 0.0);
+        boxed += out * out;
+    }
+    if trusted { max(bound, boxed) } else { boxed }
+}

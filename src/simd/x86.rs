@@ -3,22 +3,25 @@
 //! with the target feature enabled the intrinsics themselves are safe.
 
 use std::arch::x86_64::{
-    __m128, __m128i, __m256, __m256i, _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_LE_OQ, _CMP_LT_OQ, _MM_HINT_T0,
-    _mm_add_ps, _mm_and_ps, _mm_castsi128_ps, _mm_cmpge_ps, _mm_cmpgt_ps, _mm_cmple_ps,
-    _mm_cvtsi128_si32, _mm_cvtss_f32, _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps, _mm_movehl_ps,
-    _mm_movelh_ps, _mm_movemask_ps, _mm_mul_ps, _mm_or_ps, _mm_or_si128, _mm_prefetch, _mm_set_ps,
-    _mm_set1_epi32, _mm_set1_ps, _mm_setzero_ps, _mm_shuffle_epi32, _mm_shuffle_ps, _mm_sub_ps,
-    _mm_unpackhi_ps, _mm_unpacklo_ps, _mm256_add_ps, _mm256_andnot_ps, _mm256_blend_ps,
-    _mm256_blendv_ps, _mm256_castps_si256, _mm256_castps256_ps128, _mm256_castsi256_ps,
-    _mm256_castsi256_si128, _mm256_cmp_ps, _mm256_extractf128_ps, _mm256_extracti128_si256,
-    _mm256_max_ps, _mm256_min_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps,
-    _mm256_permutevar8x32_epi32, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_set1_ps,
-    _mm256_setr_epi32, _mm256_setzero_ps, _mm256_sllv_epi32, _mm256_sub_epi32, _mm256_sub_ps,
+    __m128, __m128i, __m256, __m256i, _CMP_EQ_OQ, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LE_OQ, _CMP_LT_OQ,
+    _MM_HINT_T0, _mm_add_ps, _mm_and_ps, _mm_castsi128_ps, _mm_cmpge_ps, _mm_cmpgt_ps,
+    _mm_cmple_ps, _mm_cvtsi128_si32, _mm_cvtss_f32, _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps,
+    _mm_movehl_ps, _mm_movelh_ps, _mm_movemask_ps, _mm_mul_ps, _mm_or_ps, _mm_or_si128,
+    _mm_prefetch, _mm_set_ps, _mm_set1_epi32, _mm_set1_ps, _mm_setzero_ps, _mm_shuffle_epi32,
+    _mm_shuffle_ps, _mm_sub_ps, _mm_unpackhi_ps, _mm_unpacklo_ps, _mm256_add_ps, _mm256_and_ps,
+    _mm256_andnot_ps, _mm256_blend_ps, _mm256_blendv_ps, _mm256_castps_si256,
+    _mm256_castps256_ps128, _mm256_castsi256_ps, _mm256_castsi256_si128, _mm256_cmp_ps,
+    _mm256_div_ps, _mm256_extractf128_ps, _mm256_extracti128_si256, _mm256_max_ps, _mm256_min_ps,
+    _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_permutevar8x32_epi32,
+    _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32,
+    _mm256_setzero_ps, _mm256_sllv_epi32, _mm256_sub_epi32, _mm256_sub_ps,
 };
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use super::{
-    BoxDistanceInput, BoxDistances8, CollapseRow8, FrameExtremes, Isa, Rows3, Slab8, SlabInput,
+    BoxDistanceInput, BoxDistances8, CollapseRow8, FrameExtremes, Isa, LOWER_BOUND_LARGEST_SCALE,
+    LOWER_BOUND_LEAST_PAIR, LOWER_BOUND_MARGIN, LOWER_BOUND_SIN_SQUARED, Rows3, Slab8, SlabInput,
+    TriangleRows8,
 };
 use crate::math::{Matrix, Real};
 
@@ -89,6 +92,11 @@ impl Isa for Sse2 {
     #[inline(always)]
     fn collapse_row8(self, left: &[Real; 8], right: &[Real; 8], area: Real) -> CollapseRow8 {
         super::portable::collapse_row::<8>(left, right, area)
+    }
+
+    #[inline(always)]
+    fn triangle_lower_bounds8(self, p: &[Real; 3], v: &TriangleRows8) -> [Real; 8] {
+        super::portable::triangle_lower_bounds8(p, v)
     }
 }
 
@@ -529,4 +537,100 @@ pub(super) fn include_point(
         _mm_mul_ps(point, _mm_setzero_ps()),
     ));
 }
+}
+
+/// [`super::Isa::triangle_lower_bounds8`] in AVX registers, each operation
+/// the portable form's, in its order.
+///
+/// Safe to call only from code compiled for AVX; elsewhere the caller
+/// proves the CPU has it (inlined into the AVX2 descents, as
+/// [`box_distances8_avx`]).
+#[target_feature(enable = "avx")]
+#[inline]
+pub(super) fn triangle_lower_bounds8_avx(p: &[Real; 3], v: &TriangleRows8) -> [Real; 8] {
+    type V = [__m256; 3];
+    let row = |vertex: usize, axis: usize| -> __m256 { bytemuck::cast(v[vertex][axis]) };
+    let vertex = |i: usize| -> V { [row(i, 0), row(i, 1), row(i, 2)] };
+    let (a, b, c) = (vertex(0), vertex(1), vertex(2));
+    let pt: V = [
+        _mm256_set1_ps(p[0]),
+        _mm256_set1_ps(p[1]),
+        _mm256_set1_ps(p[2]),
+    ];
+    let sub = |u: V, w: V| -> V {
+        [
+            _mm256_sub_ps(u[0], w[0]),
+            _mm256_sub_ps(u[1], w[1]),
+            _mm256_sub_ps(u[2], w[2]),
+        ]
+    };
+    let dot = |u: V, w: V| -> __m256 {
+        _mm256_add_ps(
+            _mm256_add_ps(_mm256_mul_ps(u[0], w[0]), _mm256_mul_ps(u[1], w[1])),
+            _mm256_mul_ps(u[2], w[2]),
+        )
+    };
+    let cross = |u: V, w: V| -> V {
+        [
+            _mm256_sub_ps(_mm256_mul_ps(u[1], w[2]), _mm256_mul_ps(u[2], w[1])),
+            _mm256_sub_ps(_mm256_mul_ps(u[2], w[0]), _mm256_mul_ps(u[0], w[2])),
+            _mm256_sub_ps(_mm256_mul_ps(u[0], w[1]), _mm256_mul_ps(u[1], w[0])),
+        ]
+    };
+    let zero = _mm256_setzero_ps();
+    let one = _mm256_set1_ps(1.0);
+    let (ab, ac, bc, ca) = (sub(b, a), sub(c, a), sub(c, b), sub(a, c));
+    let (ap, bp, cp) = (sub(pt, a), sub(pt, b), sub(pt, c));
+    let n = cross(ab, ac);
+    let nn = dot(n, n);
+    let (lab, lbc, lca) = (dot(ab, ab), dot(bc, bc), dot(ca, ca));
+    let segment = |v: V, e: V, ee: __m256| -> __m256 {
+        let t = _mm256_min_ps(_mm256_max_ps(_mm256_div_ps(dot(v, e), ee), zero), one);
+        let r = [
+            _mm256_sub_ps(v[0], _mm256_mul_ps(e[0], t)),
+            _mm256_sub_ps(v[1], _mm256_mul_ps(e[1], t)),
+            _mm256_sub_ps(v[2], _mm256_mul_ps(e[2], t)),
+        ];
+        dot(r, r)
+    };
+    let edges = _mm256_min_ps(
+        _mm256_min_ps(segment(ap, ab, lab), segment(bp, bc, lbc)),
+        segment(cp, ca, lca),
+    );
+    let side = |e: V, v: V| _mm256_cmp_ps::<_CMP_GE_OQ>(dot(n, cross(e, v)), zero);
+    let inside = _mm256_and_ps(_mm256_and_ps(side(ab, ap), side(bc, bp)), side(ca, cp));
+    let h = dot(n, ap);
+    let plane = _mm256_mul_ps(h, _mm256_div_ps(h, nn));
+    let pair = _mm256_mul_ps(lab, lca);
+    let scale = _mm256_add_ps(dot(ap, ap), _mm256_max_ps(_mm256_max_ps(lab, lbc), lca));
+    let trusted = _mm256_and_ps(
+        _mm256_and_ps(
+            _mm256_cmp_ps::<_CMP_GT_OQ>(
+                nn,
+                _mm256_mul_ps(pair, _mm256_set1_ps(LOWER_BOUND_SIN_SQUARED)),
+            ),
+            _mm256_cmp_ps::<_CMP_GE_OQ>(pair, _mm256_set1_ps(LOWER_BOUND_LEAST_PAIR)),
+        ),
+        _mm256_and_ps(
+            _mm256_cmp_ps::<_CMP_LE_OQ>(pair, _mm256_set1_ps(Real::MAX)),
+            _mm256_cmp_ps::<_CMP_LE_OQ>(scale, _mm256_set1_ps(LOWER_BOUND_LARGEST_SCALE)),
+        ),
+    );
+    let exact = _mm256_blendv_ps(edges, plane, inside);
+    let bound = _mm256_sub_ps(
+        exact,
+        _mm256_mul_ps(_mm256_set1_ps(LOWER_BOUND_MARGIN), scale),
+    );
+    let mut boxed = zero;
+    for axis in 0..3 {
+        let lo = _mm256_min_ps(_mm256_min_ps(a[axis], b[axis]), c[axis]);
+        let hi = _mm256_max_ps(_mm256_max_ps(a[axis], b[axis]), c[axis]);
+        let out = _mm256_max_ps(
+            _mm256_max_ps(_mm256_sub_ps(lo, pt[axis]), _mm256_sub_ps(pt[axis], hi)),
+            zero,
+        );
+        boxed = _mm256_add_ps(boxed, _mm256_mul_ps(out, out));
+    }
+    let bounded = _mm256_blendv_ps(boxed, _mm256_max_ps(bound, boxed), trusted);
+    bytemuck::cast(bounded)
 }
