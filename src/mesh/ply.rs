@@ -484,8 +484,14 @@ trait Reader {
     fn end_item(&mut self) {}
     /// Fails unless `count` items of type `ty` could still follow.
     fn check_list(&self, count: usize, ty: Scalar) -> Result<(), String>;
-    /// The error for `message` at the current place.
-    fn error(&self, path: &Path, message: String) -> MeshError;
+    /// Where the next value starts (a byte offset; 0 where errors name
+    /// lines instead).
+    fn here(&self) -> usize {
+        0
+    }
+    /// The error for `message` about the value that started at `at` (a
+    /// binary body names that byte, an ASCII body its line).
+    fn error(&self, path: &Path, at: usize, message: String) -> MeshError;
 }
 
 /// The ASCII body, one item per line: an item read across lines, or a
@@ -550,7 +556,7 @@ impl Reader for AsciiReader<'_> {
         }
     }
 
-    fn error(&self, path: &Path, message: String) -> MeshError {
+    fn error(&self, path: &Path, _at: usize, message: String) -> MeshError {
         file_error(path, Some(self.tokens.line()), message)
     }
 }
@@ -602,8 +608,12 @@ impl Reader for BinaryReader<'_> {
         }
     }
 
-    fn error(&self, path: &Path, message: String) -> MeshError {
-        file_error(path, None, format!("{message} (at byte {})", self.pos))
+    fn here(&self) -> usize {
+        self.pos
+    }
+
+    fn error(&self, path: &Path, at: usize, message: String) -> MeshError {
+        file_error(path, None, format!("{message} (at byte {at})"))
     }
 }
 
@@ -640,35 +650,45 @@ fn read_body(
         }
         let name = String::from_utf8_lossy(&element.name);
         for item in 0..element.count {
-            let fail = |reader: &dyn Reader, message: String| {
-                reader.error(path, format!("{name} {item}: {message}"))
+            // Errors name where the offending value starts.
+            let fail = |reader: &dyn Reader, at: usize, message: String| {
+                reader.error(path, at, format!("{name} {item}: {message}"))
             };
             let mut xyz = [0.0; 3];
+            let mut xyz_at = [0; 3];
             for (p, property) in element.properties.iter().enumerate() {
                 match property.kind {
                     Kind::Scalar(ty) => {
-                        let value = reader.scalar(ty).map_err(|m| fail(reader, m))?;
+                        let at = reader.here();
+                        let value = reader.scalar(ty).map_err(|m| fail(reader, at, m))?;
                         if let Some(axis) =
                             is_vertex.and_then(|xyz| xyz.iter().position(|&a| a == p))
                         {
-                            xyz[axis] = value;
+                            (xyz[axis], xyz_at[axis]) = (value, at);
                         }
                     }
                     Kind::List { length, item: ty } => {
-                        let count = reader.scalar(length).map_err(|m| fail(reader, m))?;
+                        let list_at = reader.here();
+                        let count = reader
+                            .scalar(length)
+                            .map_err(|m| fail(reader, list_at, m))?;
                         if count < 0.0 {
-                            return Err(fail(reader, format!("negative list length {count}")));
+                            let message = format!("negative list length {count}");
+                            return Err(fail(reader, list_at, message));
                         }
                         let count = count as usize;
-                        reader.check_list(count, ty).map_err(|m| fail(reader, m))?;
+                        reader
+                            .check_list(count, ty)
+                            .map_err(|m| fail(reader, list_at, m))?;
                         let is_indices = is_face == Some(p);
                         corners.clear();
                         for _ in 0..count {
-                            let value = reader.scalar(ty).map_err(|m| fail(reader, m))?;
+                            let at = reader.here();
+                            let value = reader.scalar(ty).map_err(|m| fail(reader, at, m))?;
                             if is_indices {
                                 corners.push(
                                     vertex_index(value, vertex_count)
-                                        .map_err(|m| fail(reader, m))?,
+                                        .map_err(|m| fail(reader, at, m))?,
                                 );
                             }
                         }
@@ -676,6 +696,7 @@ fn read_body(
                             if count < 3 {
                                 return Err(fail(
                                     reader,
+                                    list_at,
                                     format!("the face has {count} vertices; at least 3 are needed"),
                                 ));
                             }
@@ -688,9 +709,10 @@ fn read_body(
             }
             if is_vertex.is_some() {
                 let p = xyz.map(|c| c as f32);
-                if !p.iter().all(|c| c.is_finite()) {
+                if let Some(axis) = p.iter().position(|c| !c.is_finite()) {
                     return Err(fail(
                         reader,
+                        xyz_at[axis],
                         format!("non-finite coordinate {xyz:?} as f32"),
                     ));
                 }

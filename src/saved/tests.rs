@@ -355,3 +355,20 @@ fn deformed_obb_trees_load_again() {
     let loaded = Scene::from_saved_bytes(&scene.to_saved_bytes()).unwrap();
     assert_eq!(loaded.len(), 1);
 }
+
+/// A kind word no build writes names itself in the error, not the kind
+/// asked for (a mesh file with kind 1 read "the file holds a mesh, not a
+/// mesh").
+#[test]
+fn unknown_kind_words_are_named_as_unknown() {
+    let mesh = TriMesh::icosphere(crate::math::Point::origin(), 1.0, 1);
+    let mut bytes = mesh.to_saved_bytes();
+    // Magic (8 bytes), version, content, kind.
+    bytes[16..20].copy_from_slice(&1u32.to_le_bytes());
+    let error = TriMesh::from_saved_bytes(&resealed(bytes)).expect_err("kind 1");
+    assert!(matches!(error, LoadError::Kind { .. }), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "the file holds unknown content 1 of kind 1, not a mesh"
+    );
+}

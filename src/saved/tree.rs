@@ -28,11 +28,11 @@ pub(crate) fn header(content: u32, kind: u32) -> Writer {
 
 fn describe(content: u32, kind: u32) -> String {
     match (content, kind) {
-        (MESH, _) => "a mesh".into(),
+        (MESH, 0) => "a mesh".into(),
         (TREE, 1) => "a MeshTree<Aabb>".into(),
         (TREE, 2) => "a MeshTree<Obb>".into(),
         (TREE, 3) => "a MeshTree<PackedObb>".into(),
-        (SCENE, _) => "a Scene".into(),
+        (SCENE, 0) => "a Scene".into(),
         _ => format!("unknown content {content} of kind {kind}"),
     }
 }

@@ -1256,6 +1256,54 @@ fn ply_binary_errors_name_the_item_and_byte() {
     );
 }
 
+/// A binary body's errors name the byte where the offending value
+/// starts, not where its item ends: a NaN `x`, an index out of range, a
+/// short face's list length.
+#[test]
+fn ply_binary_errors_name_the_offending_value_s_byte() {
+    let head = b"ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n\
+                 property uchar red\nproperty uchar green\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n";
+    let vertex = |v: [f32; 3]| -> Vec<u8> {
+        let mut out: Vec<u8> = v.iter().flat_map(|c| c.to_le_bytes()).collect();
+        out.extend_from_slice(&[7, 9]);
+        out
+    };
+    let body = |second_x: f32, indices: &[i32]| -> Vec<u8> {
+        let mut bytes = head.to_vec();
+        bytes.extend(vertex([0.0, 0.0, 0.0]));
+        bytes.extend(vertex([second_x, 0.0, 0.0]));
+        bytes.extend(vertex([0.0, 1.0, 0.0]));
+        bytes.push(indices.len() as u8);
+        bytes.extend(indices.iter().flat_map(|i| i.to_le_bytes()));
+        bytes
+    };
+    // Vertices take 14 bytes each; vertex 1's `x` starts one vertex in.
+    let second_x = head.len() + 14;
+    assert_error(
+        ply(&body(f32::NAN, &[0, 1, 2])),
+        "test.ply",
+        None,
+        &format!("(at byte {second_x})"),
+    );
+    let list = head.len() + 3 * 14;
+    assert!(ply(&body(1.0, &[0, 1, 2])).is_ok());
+    assert_error(
+        ply(&body(1.0, &[0, 1, 7])),
+        "test.ply",
+        None,
+        &format!(
+            "face 0: face refers to vertex 7 but the file has 3 vertices (at byte {})",
+            list + 1 + 8
+        ),
+    );
+    assert_error(
+        ply(&body(1.0, &[0, 1])),
+        "test.ply",
+        None,
+        &format!("(at byte {list})"),
+    );
+}
+
 #[test]
 fn ply_without_faces_is_an_empty_mesh_error() {
     let text = "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\n0 0 0\n";
