@@ -205,6 +205,13 @@ fn rigid_rotation(m: &Affine) -> Option<Rotation> {
     })
 }
 
+/// How many vertices and triangles the loader builds at most per byte of
+/// the file and its buffers (plus 2²⁰): an honest file spends at least a
+/// byte per triangle (a strip of 8-bit indices), while a small one that
+/// names the same accessors in a thousand primitives, or bakes one large
+/// mesh under many non-uniform scales, would otherwise build gigabytes.
+const BUILT_PER_BYTE: usize = 4;
+
 /// How many implicit zeros a sparse accessor without a buffer view may have
 /// per byte of the file's buffers (plus 65,536): the bound on what a small
 /// file can make the loader allocate.
@@ -418,7 +425,11 @@ impl Scene {
     /// and fans are read; points and lines, which have no surface, are
     /// skipped. Buffers are read from `data:` URIs and from regular files
     /// named relative to the `.gltf` (percent escapes decoded; at most the
-    /// declared length is read), never fetched.
+    /// declared length is read), never fetched. A file builds at most
+    /// four vertices and triangles per byte it and its buffers hold, plus
+    /// 2²⁰ (an error names the mesh that would exceed it): a small file
+    /// naming one accessor in thousands of primitives, or one large mesh
+    /// under thousands of non-uniform scales, is refused rather than built.
     pub fn load_gltf(path: impl AsRef<Path>) -> Result<GltfScene, GltfError> {
         let path = path.as_ref();
         let format = |message: String| GltfError::Format {
@@ -511,6 +522,21 @@ impl Scene {
             buffers.push(data);
         }
 
+        // What the file may make the loader build (see `BUILT_PER_BYTE`).
+        let read: usize = bytes.len() + buffers.iter().map(Vec::len).sum::<usize>();
+        let budget = read.saturating_mul(BUILT_PER_BYTE).saturating_add(1 << 20);
+        let mut built = 0usize;
+        let mut spend = |more: usize, what: &dyn Fn() -> String| {
+            built = built.saturating_add(more);
+            if built > budget {
+                return Err(format(format!(
+                    "{}: the file would build more than {budget} vertices and triangles \
+                     ({BUILT_PER_BYTE} per byte of its {read} bytes, and 2^20)",
+                    what()
+                )));
+            }
+            Ok(())
+        };
         // Each mesh's triangles, in the mesh frame.
         let mut meshes: Vec<Option<TriMesh>> = Vec::new();
         for mesh in gltf.meshes() {
@@ -548,6 +574,13 @@ impl Scene {
                         return Err(broken("index", &accessor, why));
                     }
                 }
+                let vertex_count = primitive
+                    .get(&gltf::Semantic::Positions)
+                    .map_or(0, |a| a.count());
+                let index_count = primitive.indices().map_or(vertex_count, |a| a.count());
+                spend(vertex_count.saturating_add(index_count), &|| {
+                    format!("mesh {name}: primitive {}", primitive.index())
+                })?;
                 let reader = primitive.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
                 let positions = reader.read_positions().ok_or_else(|| {
                     format(format!(
@@ -703,6 +736,9 @@ impl Scene {
                         let tree = match baked_trees.get(&(mesh.index(), key)) {
                             Some(tree) => tree.clone(),
                             None => {
+                                spend(triangles.vertices().len() + triangles.len(), &|| {
+                                    format!("mesh {} under node {}", mesh.index(), node.index())
+                                })?;
                                 let vertices = triangles
                                     .vertices()
                                     .iter()

@@ -696,3 +696,63 @@ fn scales_a_few_millionths_from_one_are_baked_not_dropped() {
             .is_none()
     );
 }
+
+/// A small file may not make the loader build much more than it holds: a
+/// mesh naming one large accessor in many primitives (a 553 KB file built
+/// 4.1 GB so, in a review) is refused, naming the mesh and primitive, while
+/// a few primitives over it load.
+#[test]
+fn files_cannot_build_far_more_than_they_hold() {
+    // 65,535 positions as one triangle list without indices (786 KB).
+    let vertices = 65_535usize;
+    let mut buffer = Vec::with_capacity(vertices * 12);
+    for i in 0..vertices {
+        for c in [i as f32, (i % 7) as f32, (i % 3) as f32] {
+            buffer.extend(c.to_le_bytes());
+        }
+    }
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gltf");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    std::fs::write(dir.join("many.bin"), &buffer).expect("written");
+    let text = |primitives: usize, scaled: usize| {
+        let list = vec![r#"{"attributes": {"POSITION": 0}}"#; primitives].join(", ");
+        // Nodes 1.. bake the mesh under distinct non-uniform scales.
+        let nodes: Vec<String> = std::iter::once(r#"{"mesh": 0}"#.to_string())
+            .chain((0..scaled).map(|k| format!(r#"{{"mesh": 0, "scale": [1, {}, 1]}}"#, k + 2)))
+            .collect();
+        let roots: Vec<String> = (0..=scaled).map(|k| k.to_string()).collect();
+        format!(
+            r#"{{
+  "asset": {{"version": "2.0"}},
+  "scene": 0,
+  "scenes": [{{"nodes": [{}]}}],
+  "nodes": [{}],
+  "meshes": [{{"name": "again", "primitives": [{list}]}}],
+  "buffers": [{{"byteLength": {}, "uri": "many.bin"}}],
+  "bufferViews": [{{"buffer": 0, "byteOffset": 0, "byteLength": {}}}],
+  "accessors": [
+    {{"bufferView": 0, "componentType": 5126, "count": {vertices}, "type": "VEC3", "min": [0, 0, 0], "max": [65535, 6, 2]}}
+  ]
+}}"#,
+            roots.join(", "),
+            nodes.join(", "),
+            buffer.len(),
+            buffer.len()
+        )
+    };
+    let few = Scene::load_gltf(write("few.gltf", &text(2, 2))).expect("a few copies load");
+    assert_eq!(few.scene.len(), 3);
+    let path = write("scales.gltf", &text(1, 60));
+    let message = Scene::load_gltf(&path).expect_err("60 scales").to_string();
+    assert!(message.contains("mesh 0 under node"), "{message}");
+    let path = write("bomb.gltf", &text(40, 0));
+    let error = Scene::load_gltf(&path).expect_err("40 copies of 786 KB");
+    assert!(matches!(error, GltfError::Format { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(
+        message.contains("bomb.gltf")
+            && message.contains("mesh 0 (again): primitive")
+            && message.contains("4 per byte"),
+        "{message}"
+    );
+}
