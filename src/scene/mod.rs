@@ -60,6 +60,12 @@ pub enum SceneError {
         /// The object being moved, or `None` for one being added.
         object: Option<ObjectId>,
     },
+    /// A pose whose rotation quaternion is zero: no rotation.
+    ZeroRotation {
+        /// The object being moved, or `None` for one being added.
+        object: Option<ObjectId>,
+    },
+
     /// The new vertices of a deformed object were rejected.
     Mesh {
         /// The object being deformed.
@@ -67,6 +73,22 @@ pub enum SceneError {
         /// Why its mesh refused them.
         source: MeshError,
     },
+}
+
+/// `pose` checked to be finite and kept rigid ([`rigid`]).
+fn checked_pose(pose: Isometry, object: Option<ObjectId>) -> Result<Isometry, SceneError> {
+    if !is_finite_pose(&pose) {
+        return Err(SceneError::NonFinitePose { object });
+    }
+    rigid(pose).ok_or(SceneError::ZeroRotation { object })
+}
+
+/// "object 3" or "a new object".
+fn which(object: &Option<ObjectId>) -> String {
+    match object {
+        Some(id) => format!("object {}", id.get()),
+        None => "a new object".to_string(),
+    }
 }
 
 impl fmt::Display for SceneError {
@@ -79,6 +101,10 @@ impl fmt::Display for SceneError {
             SceneError::NonFinitePose { object: None } => {
                 write!(f, "non-finite pose for a new object")
             }
+            SceneError::ZeroRotation { object } => {
+                write!(f, "a zero rotation quaternion for {}", which(object))
+            }
+
             SceneError::Mesh { object, .. } => {
                 write!(
                     f,
@@ -153,10 +179,7 @@ impl Scene {
         mesh: impl Into<SceneMesh>,
         pose: impl Into<Isometry>,
     ) -> Result<ObjectId, SceneError> {
-        let pose = rigid(pose.into());
-        if !is_finite_pose(&pose) {
-            return Err(SceneError::NonFinitePose { object: None });
-        }
+        let pose = checked_pose(pose.into(), None)?;
         // The top level's leaves name objects in 31 bits.
         let index = u32::try_from(self.objects.len())
             .ok()
@@ -214,10 +237,7 @@ impl Scene {
     /// Moves the object; queries see the new pose at once. A drifted
     /// rotation is kept normalised, as by [`Scene::add`].
     pub fn set_pose(&mut self, id: ObjectId, pose: impl Into<Isometry>) -> Result<(), SceneError> {
-        let pose = rigid(pose.into());
-        if !is_finite_pose(&pose) {
-            return Err(SceneError::NonFinitePose { object: Some(id) });
-        }
+        let pose = checked_pose(pose.into(), Some(id))?;
         let tick = self.tick();
         let object = self.object_mut(id)?;
         object.pose = pose;

@@ -223,20 +223,37 @@ pub(crate) fn placed_box<V: BoundingVolume>(tree: &MeshTree<V>, pose: &Isometry)
         + PLACED_PAD * reach.amax()
         + PLACED_PAD * local.center.coords.amax();
     let half = reach.add_scalar(pad);
-    Aabb::new(world.center - half, world.center + half)
+    // Beyond `f32`'s range the centre and the reach may both be infinite:
+    // such a bound is NaN, which would spoil every box of the top level
+    // that holds it (other objects were then missed after an update); it
+    // is unbounded instead.
+    let (min, max) = (world.center - half, world.center + half);
+    let unbounded = |v: Vector, fill: Real| v.map(|c| if c.is_nan() { fill } else { c });
+    Aabb::new(
+        Point::from(unbounded(min.coords, Real::NEG_INFINITY)),
+        Point::from(unbounded(max.coords, Real::INFINITY)),
+    )
 }
 
 /// `pose` with its rotation's quaternion brought back to unit length when
 /// its squared norm is off by more than `8 ε` (its norm by about `4 ε`, what
-/// saved scenes accept); unchanged otherwise, and for a zero or non-finite
-/// quaternion (left to the finiteness check).
-pub(crate) fn rigid(pose: Isometry) -> Isometry {
-    let q = *pose.rotation.quaternion();
+/// saved scenes accept), the norm taken in `f64` so that any finite
+/// quaternion's square is a normal number (in `f32`, norms beyond about
+/// 2e19 or below 1e-19 were left as they were, and a NaN world box then
+/// hid other objects after an update); `None` for a zero quaternion, which
+/// is no rotation. The caller checks finiteness first.
+pub(crate) fn rigid(pose: Isometry) -> Option<Isometry> {
+    let q = pose.rotation.quaternion().coords.cast::<f64>();
     let squared = q.norm_squared();
-    if !(squared.is_normal() && (squared - 1.0).abs() > 8.0 * Real::EPSILON) {
-        return pose;
+    if !(squared > 0.0) {
+        return None;
     }
-    Isometry::from_parts(pose.translation, crate::math::Rotation::new_normalize(q))
+    if (squared - 1.0).abs() <= 8.0 * f64::from(Real::EPSILON) {
+        return Some(pose);
+    }
+    let unit = (q / squared.sqrt()).cast::<Real>();
+    let rotation = crate::math::Rotation::new_unchecked(nalgebra::Quaternion::from(unit));
+    Some(Isometry::from_parts(pose.translation, rotation))
 }
 
 /// True when every component of the pose is finite.

@@ -1550,3 +1550,98 @@ fn objects_near_the_largest_coordinates_never_panic_the_pair_passes() {
         }
     }
 }
+
+/// Quaternions of any finite length are normalised (a norm of 1e20 or
+/// 1e-25 squared out of `f32`'s normal range and was kept as given: its
+/// NaN world box then hid other objects after an update, a review's
+/// finding); a zero quaternion and placements beyond `f32`'s reach are
+/// refused with typed errors, leaving the scene as it was.
+#[test]
+fn any_finite_rotation_is_normalised_and_unplaceable_poses_refused() {
+    use boxtree::math::nalgebra::Quaternion;
+    let ball = Arc::new(MeshTree::<Aabb>::new(TriMesh::icosphere(
+        Point::origin(),
+        1.0,
+        1,
+    )));
+    let turned = |w: Real| {
+        Isometry::from_parts(
+            Translation3::new(0.0, 0.0, 0.0),
+            Rotation::new_unchecked(Quaternion::new(w, 0.0, 0.0, 0.0)),
+        )
+    };
+    for w in [1e20, 1e-25, Real::MAX, 3.0] {
+        let mut scene = Scene::new();
+        let (mut ids, mut odd_id) = (Vec::new(), None);
+        for i in 0..9usize {
+            if i == 5 {
+                let odd = scene
+                    .add(ball.clone(), turned(w))
+                    .expect("finite, non-zero");
+                odd_id = Some(odd);
+                let q = scene.pose(odd).expect("live").rotation;
+                assert!((q.quaternion().norm() - 1.0).abs() < 1e-6, "{w}: {q:?}");
+            }
+            let c = Point::new(
+                ((i * 7) % 13) as Real * 3.0,
+                ((i * 5) % 11) as Real * 3.0,
+                ((i * 3) % 7) as Real * 3.0,
+            );
+            ids.push(
+                scene
+                    .add(ball.clone(), Isometry::translation(c.x, c.y, c.z))
+                    .unwrap(),
+            );
+        }
+        scene.update();
+        let down = Segment::new(Point::new(0.0, 0.0, 1.5), Point::new(0.0, 0.0, -1.5));
+        let others = Filter::everything().ignoring(odd_id);
+        let hit = scene.closest_hit(&down, &others);
+        assert_eq!(hit.map(|h| h.object), Some(ids[0]), "{w}");
+        let near = scene.closest_point(Point::new(0.0, 0.0, 1.5), &others);
+        assert!(
+            near.is_some_and(|n| (n.projection.distance - 0.5).abs() < 0.05),
+            "{w}: {near:?}"
+        );
+    }
+    let mut scene = Scene::new();
+    assert!(matches!(
+        scene.add(ball.clone(), turned(0.0)),
+        Err(SceneError::ZeroRotation { object: None })
+    ));
+    let id = scene.add(ball.clone(), Isometry::identity()).unwrap();
+    assert!(matches!(
+        scene.set_pose(id, turned(0.0)),
+        Err(SceneError::ZeroRotation { object: Some(_) })
+    ));
+    // A mesh reaching 3e38 placed 3e38 out: its world box's centre and
+    // reach overflow, and a NaN bound spoiled the top level for every
+    // other object; it is unbounded instead.
+    let far_mesh = TriMesh::new(
+        vec![
+            Point::new(3e38, 0.0, 0.0),
+            Point::new(0.0, 1.0, 0.0),
+            Point::new(0.0, 0.0, 1.0),
+        ],
+        vec![[0, 1, 2]],
+    )
+    .unwrap();
+    let far = Arc::new(MeshTree::<Aabb>::new(far_mesh));
+    let placed_far = scene
+        .add(far, Isometry::translation(3e38, 0.0, 0.0))
+        .unwrap();
+    let placed = scene
+        .add(ball.clone(), Isometry::translation(9.0, 0.0, 0.0))
+        .unwrap();
+    scene.update();
+    let around = |c: Point| Region::from(Sphere::new(c, 1.001));
+    let found = scene.objects_overlapping(around(Point::new(9.0, 0.0, 0.0)), &Filter::everything());
+    assert!(found.contains(&placed), "{found:?}");
+    let found = scene.objects_overlapping(around(Point::origin()), &Filter::everything());
+    assert!(found.contains(&id), "{found:?}");
+    let ball_hit = scene.closest_hit(
+        &Segment::new(Point::new(9.0, 0.0, 5.0), Point::new(9.0, 0.0, -5.0)),
+        &Filter::everything().ignoring([placed_far]),
+    );
+    assert_eq!(ball_hit.map(|h| h.object), Some(placed));
+}
