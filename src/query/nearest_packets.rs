@@ -97,12 +97,6 @@ impl NearestPackets {
             + std::mem::size_of_val(self.first.as_slice())
     }
 
-    /// Asks the cache for node `node`'s packets (a hint only).
-    #[inline(always)]
-    pub(crate) fn prefetch(&self, node: u32) {
-        crate::simd::prefetch(self.of(node));
-    }
-
     /// The packets of node `node`.
     #[inline(always)]
     fn of(&self, node: u32) -> &[TrianglePacket] {

@@ -1596,7 +1596,7 @@ fn any_finite_rotation_is_normalised_and_unplaceable_poses_refused() {
         scene.update();
         let down = Segment::new(Point::new(0.0, 0.0, 1.5), Point::new(0.0, 0.0, -1.5));
         let others = Filter::everything().ignoring(odd_id);
-        let hit = scene.closest_hit(&down, &others);
+        let hit = scene.closest_hit(down, &others);
         assert_eq!(hit.map(|h| h.object), Some(ids[0]), "{w}");
         let near = scene.closest_point(Point::new(0.0, 0.0, 1.5), &others);
         assert!(
@@ -1640,7 +1640,7 @@ fn any_finite_rotation_is_normalised_and_unplaceable_poses_refused() {
     let found = scene.objects_overlapping(around(Point::origin()), &Filter::everything());
     assert!(found.contains(&id), "{found:?}");
     let ball_hit = scene.closest_hit(
-        &Segment::new(Point::new(9.0, 0.0, 5.0), Point::new(9.0, 0.0, -5.0)),
+        Segment::new(Point::new(9.0, 0.0, 5.0), Point::new(9.0, 0.0, -5.0)),
         &Filter::everything().ignoring([placed_far]),
     );
     assert_eq!(ball_hit.map(|h| h.object), Some(placed));
