@@ -26,7 +26,7 @@ use smallvec::SmallVec;
 use crate::bounding_volume::{Aabb, Obb, Rss};
 use crate::bvh::{BoundingVolume, DistanceBound, NodeId, Visit};
 use crate::intersect::{triangle_distance, triangle_distance_knowing, triangles_overlap};
-use crate::math::{Point, Real, Vector, length_wide};
+use crate::math::{Point, Real, Vector, is_finite_point, length_wide};
 use crate::query::mesh_overlap::{PairDescent, Step};
 use crate::query::{OverlapStats, PlacedMesh, TrianglePair};
 use crate::shape::{Triangle, TriangleId};
@@ -380,8 +380,11 @@ impl<'q, A: BoundingVolume, B: BoundingVolume> PairDescent<'q, A, B> {
 impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
     /// The distance between the two meshes' surfaces, their nearest points
     /// (world space) and triangles; 0 with a touching pair when they touch
-    /// or cross. `None` for a non-finite pose, or poses so far apart (about
-    /// 3e38) that their relative placement overflows. Containment without touching
+    /// or cross. `None` for a non-finite pose, for poses so far apart (about
+    /// 3e38) that their relative placement overflows, and where the answer
+    /// itself leaves `f32`'s range (a distance or a world point beyond about
+    /// 3.4e38: meshes whose vertices reach there in each other's frames or
+    /// in the world). Containment without touching
     /// is a positive distance (surfaces, not solids).
     ///
     /// With [`ErrorBound::EXACT`], distances agree with an `f64`
@@ -419,10 +422,12 @@ impl<'q, A: BoundingVolume> PlacedMesh<'q, A> {
                     .best?
             }
         };
-        Some(MeshDistance {
+        let (point_a, point_b) = (self.pose * p_a, self.pose * p_b);
+        let finite = distance.is_finite() && is_finite_point(&point_a) && is_finite_point(&point_b);
+        finite.then_some(MeshDistance {
             distance,
-            point_a: self.pose * p_a,
-            point_b: self.pose * p_b,
+            point_a,
+            point_b,
             triangles,
         })
     }

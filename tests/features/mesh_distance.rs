@@ -310,6 +310,34 @@ fn bad_input_gives_no_answer() {
         .expect("finite");
     assert!(d.distance > 0.3, "{d:?}");
     let _ = Vector::zeros();
+    // A mesh whose vertices leave f32's range in the other's frame (a
+    // review's case): no answer, not an infinite distance with NaN points.
+    let beyond = MeshTree::<Aabb>::new(
+        TriMesh::new(
+            vec![
+                Point::new(-3e38, 0.0, 0.0),
+                Point::new(-2e38, 1.0, 0.0),
+                Point::new(-2e38, 0.0, 1.0),
+            ],
+            vec![[0, 1, 2]],
+        )
+        .expect("finite"),
+    );
+    let unit = MeshTree::<Aabb>::new(
+        TriMesh::new(
+            vec![
+                Point::origin(),
+                Point::new(1.0, 0.0, 0.0),
+                Point::new(0.0, 1.0, 0.0),
+            ],
+            vec![[0, 1, 2]],
+        )
+        .expect("finite"),
+    );
+    let far = beyond.placed(Isometry::translation(-1.5e38, 0.0, 0.0));
+    let here = unit.placed(Isometry::identity());
+    assert_eq!(here.distance(&far, ErrorBound::EXACT), None);
+    assert_eq!(far.distance(&here, ErrorBound::EXACT), None);
 }
 
 #[test]
