@@ -22,6 +22,8 @@ pub(crate) enum Work {
     WindingNumber,
     /// A raycast's careful triangle test (exact endpoint decisions).
     CarefulTriangleTest,
+    /// An object asked for its closest hit by a scene's descent.
+    SceneObjectAsked,
     /// An exact endpoint decision by orientation predicates (keep it
     /// last: it sizes the counts).
     ExactEndDecision,
