@@ -265,7 +265,7 @@ impl ShapeCast {
     }
 
     /// The centre and radius of a sphere around the shape at the start.
-    fn bounding_sphere(&self) -> (Point, Real) {
+    pub(crate) fn bounding_sphere(&self) -> (Point, Real) {
         match &self.shape {
             CastShape::Sphere(s) => (s.center, s.radius),
             CastShape::Capsule { axis, radius } => {

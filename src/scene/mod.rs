@@ -147,9 +147,6 @@ pub struct Scene {
     unindexed: Vec<(u32, Aabb)>,
     /// Leaf positions emptied by removals since the last build.
     removed_since_build: usize,
-    /// Largest absolute world coordinate of any object box: the scale of
-    /// rounding in the top-level pruning.
-    coordinate_scale: Real,
     /// Largest absolute coordinate of any object's mesh in its own frame:
     /// the scale of rounding of what objects answer in their frames
     /// (nearest points), which does not grow with where they are placed.
@@ -190,7 +187,6 @@ impl Scene {
         let mut object = Object::new(mesh.into(), pose, slot);
         object.changed_at = self.tick();
         let world_box = object.placed_box();
-        self.note_scale(&world_box);
         self.note_mesh_scale(object.mesh_scale());
         self.objects.push(Some(object));
         self.unindexed.push((id.0, world_box));
@@ -309,10 +305,6 @@ impl Scene {
             .collect();
         self.unindexed.clear();
         self.removed_since_build = 0;
-        self.coordinate_scale = 0.0;
-        for (_, b) in &boxes {
-            self.coordinate_scale = self.coordinate_scale.max(box_scale(b));
-        }
         self.mesh_scale = (self.objects.iter().flatten())
             .map(Object::mesh_scale)
             .fold(0.0, Real::max);
@@ -442,7 +434,6 @@ impl Scene {
         let world_box = object.placed_box();
         let slot = object.slot();
         let mesh_scale = object.mesh_scale();
-        self.note_scale(&world_box);
         self.note_mesh_scale(mesh_scale);
         match slot {
             Slot::Indexed(leaf) => self
@@ -464,10 +455,6 @@ impl Scene {
     /// Changes made so far: adds, moves, deformations, layer and group changes.
     pub(crate) fn change_count(&self) -> u64 {
         self.changes
-    }
-
-    fn note_scale(&mut self, b: &Aabb) {
-        self.coordinate_scale = self.coordinate_scale.max(box_scale(b));
     }
 
     fn note_mesh_scale(&mut self, mesh_scale: Real) {
@@ -574,10 +561,6 @@ impl Scene {
         &self.unindexed
     }
 
-    pub(crate) fn coordinate_scale(&self) -> Real {
-        self.coordinate_scale
-    }
-
     /// The largest absolute coordinate of any object's mesh in its own
     /// frame (see the field; kept up to date by adds, moves, deformations
     /// and builds, and never below a removed object's until the next build).
@@ -625,13 +608,5 @@ impl BoxTest for Overlapping<'_> {
     #[inline(always)]
     fn lanes(&self, node: &WideNode<8>) -> u32 {
         node.overlapping_lanes(self.0)
-    }
-}
-
-fn box_scale(b: &Aabb) -> Real {
-    if b.is_empty() {
-        0.0
-    } else {
-        b.min.coords.amax().max(b.max.coords.amax())
     }
 }

@@ -7,13 +7,16 @@
 use std::cell::Cell;
 
 use crate::bounding_volume::Aabb;
-use crate::bvh::{BoundingVolume, Visit};
-use crate::math::{Vector, is_finite_vector};
+use crate::bvh::{
+    ArrayStack, BoundingVolume, TraversalStack, Visit, nearest_first, set_bits, stack_items,
+};
+use crate::math::{Real, Vector, is_finite_vector};
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::shape_cast::{CastPath, world_hit};
 use crate::query::{BoomStop, CameraBoom, CastHit, MeshCastHit, PlacedMesh, ShapeCast};
 use crate::scene::Overlapping;
-use crate::scene::object::{is_finite_pose, placed_box};
+use crate::scene::object::{Object, is_finite_pose, placed_box};
+use crate::scene::top_tree::TopTree;
 use crate::scene::{Filter, ObjectId, Scene, SceneTriangle, with_tree};
 
 /// Where a cast first touches a scene: the object and the contact (the
@@ -103,7 +106,7 @@ impl Scene {
         if !cast.is_valid() {
             return None;
         }
-        let path = CastPath::new(cast, self.coordinate_scale());
+        let path = self.cast_path(cast);
         let mut found = None;
         self.visit_objects(
             |b: &Aabb| path.entry(b, 1.0).is_some(),
@@ -136,37 +139,110 @@ impl Scene {
         if !cast.is_valid() {
             return None;
         }
-        let path = CastPath::new(cast, self.coordinate_scale());
+        let path = self.cast_path(cast);
         // Boxes entered after the best contact so far are pruned.
         let reach = Cell::new(1.0);
         let mut best: Option<SceneCastHit> = None;
-        self.visit_objects(
-            |b: &Aabb| path.entry(b, reach.get()).is_some(),
-            |index, object| {
-                let id = ObjectId(index);
-                // After a contact at the start only a lower object id wins.
-                let later = best.is_some_and(|b| b.hit.time == 0.0 && id > b.object);
-                if later || !filter.accepts(id, object.layers) {
-                    return Visit::Continue;
+        let mut offer = |index: u32, object: &Object| {
+            let id = ObjectId(index);
+            // After a contact at the start only a lower object id wins.
+            let later = best.is_some_and(|b| b.hit.time == 0.0 && id > b.object);
+            if later || !filter.accepts(id, object.layers) {
+                return;
+            }
+            let local = cast.in_frame(&object.frame());
+            // Each object searches no later than the best contact so far.
+            let hit =
+                with_tree!(&object.mesh, tree => tree.cast_closest_within(&local, reach.get()));
+            if let Some(hit) = hit {
+                let found = SceneCastHit {
+                    object: id,
+                    hit: world_hit(&object.pose, hit),
+                };
+                if best.is_none_or(|b| found.precedes(&b)) {
+                    reach.set(found.hit.time);
+                    best = Some(found);
                 }
-                let local = cast.in_frame(&object.frame());
-                // Each object searches no later than the best contact so far.
-                let hit =
-                    with_tree!(&object.mesh, tree => tree.cast_closest_within(&local, reach.get()));
-                if let Some(hit) = hit {
-                    let found = SceneCastHit {
-                        object: id,
-                        hit: world_hit(&object.pose, hit),
-                    };
-                    if best.is_none_or(|b| found.precedes(&b)) {
-                        reach.set(found.hit.time);
-                        best = Some(found);
+            }
+        };
+        match self.top().filter(|top| top.wide.fits_array_stack()) {
+            Some(top) => {
+                for &(index, world_box) in self.unindexed() {
+                    if path.entry(&world_box, reach.get()).is_some() {
+                        let object = self.objects_table()[index as usize].as_ref().expect("live");
+                        offer(index, object);
                     }
                 }
-                Visit::Continue
-            },
-        );
+                self.cast_descent(top, &path, &reach, offer);
+            }
+            None => {
+                self.visit_objects(
+                    |b: &Aabb| path.entry(b, reach.get()).is_some(),
+                    |index, object| {
+                        offer(index, object);
+                        Visit::Continue
+                    },
+                );
+            }
+        }
         best
+    }
+
+    /// The cast's path through the world boxes. Their growth is padded by
+    /// `16 ε` of what rounds near the path: the path's own coordinates,
+    /// the meshes' (in their own frames) and the shape's size; not the
+    /// world's largest coordinate, with which one object 1e9 m out grew
+    /// every box by 2 km (a cast past a row of balls asked every ball).
+    fn cast_path(&self, cast: &ShapeCast) -> CastPath {
+        let (centre, _) = cast.bounding_sphere();
+        let near = centre.coords.amax() + cast.motion.amax();
+        CastPath::new(cast, self.mesh_scale() + near)
+    }
+
+    /// The nearest-first descent of the top level for a cast: of a node's
+    /// entered children (boxes grown by the shape), the one entered first
+    /// next and the runner-up after it ([`nearest_first`]), each popped
+    /// entry checked against the best contact's time (`reach`), so that an
+    /// early contact prunes the objects further along the path.
+    fn cast_descent(
+        &self,
+        top: &TopTree,
+        path: &CastPath,
+        reach: &Cell<Real>,
+        mut offer: impl FnMut(u32, &Object),
+    ) {
+        let nodes = top.wide.nodes();
+        let mut items = stack_items();
+        // (wide node, 0, entry) or (object, 1, entry).
+        let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
+        let mut current = (0u32, 0u32, 0.0);
+        loop {
+            let (at, count, entry) = current;
+            if entry <= reach.get() {
+                if count == 0 {
+                    let node = &nodes[at as usize];
+                    let mut entries = [Real::INFINITY; 8];
+                    let mut entered = 0u32;
+                    for lane in set_bits(u64::from(node.used_lanes())) {
+                        if let Some(t) = path.entry(&node.child_box(lane), reach.get()) {
+                            entries[lane] = t;
+                            entered |= 1 << lane;
+                        }
+                    }
+                    if entered != 0 {
+                        let child = |lane: usize| node.keyed_child(lane, entries[lane]);
+                        current = nearest_first(&entries, entered, child, &mut stack);
+                        continue;
+                    }
+                } else if let Some(object) = &self.objects_table()[at as usize] {
+                    offer(at, object);
+                }
+            }
+            match stack.pop() {
+                Some(next) => current = next,
+                None => return,
+            }
+        }
     }
 
     /// Where the camera may stand on `boom` among the objects the filter
@@ -199,5 +275,64 @@ impl Scene {
                 *answer = self.camera_boom(boom, filter);
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{Isometry, Point};
+    use crate::mesh::TriMesh;
+    use crate::query::MeshTree;
+    use crate::test_support::{Work, counted};
+    use std::sync::Arc;
+
+    /// A cast along a row of 2,000 balls asks the balls nearest first, so
+    /// the first contact prunes the rest whatever the motion's length,
+    /// and one ball 1e9 m out no longer grows every box (a review timed
+    /// 16 µs for a motion of 20 and 1.8 ms for 4,005, and 0.36 → 315 µs
+    /// with the far ball). Counted, not timed: the triangles offered to the
+    /// sweep stay those of the first balls, and answers equal the first
+    /// ball's own.
+    #[test]
+    fn casts_along_a_row_ask_the_nearest_balls_only() {
+        let ball = Arc::new(MeshTree::<Aabb>::new(TriMesh::icosphere(
+            Point::origin(),
+            0.5,
+            1,
+        )));
+        let row = |far: bool| {
+            let mut scene = Scene::new();
+            for i in 0..2000 {
+                let at = Isometry::translation(1.5 * i as Real, 0.0, 0.0);
+                scene.add(ball.clone(), at).expect("finite");
+            }
+            if far {
+                scene
+                    .add(ball.clone(), Isometry::translation(1e9, 0.0, 0.0))
+                    .expect("finite");
+            }
+            scene.update();
+            scene
+        };
+        let mut offered = Vec::new();
+        for (far, length) in [(false, 20.0), (false, 4005.0), (true, 4005.0)] {
+            let scene = row(far);
+            let cast = ShapeCast::sphere(
+                Point::new(-5.0, 0.01, 0.02),
+                0.2,
+                Vector::new(length, 0.0, 0.0),
+            );
+            let (hit, count) = counted(Work::CastTriangle, || {
+                scene.cast_closest_hit(&cast, &Filter::everything())
+            });
+            let hit = hit.expect("the first ball");
+            assert_eq!(hit.object, ObjectId(0), "{far} {length}");
+            let alone = ball.cast_closest_hit(&cast).expect("its own contact");
+            assert_eq!(hit.hit.time, alone.time, "{far} {length}");
+            offered.push(count);
+        }
+        assert!(offered[1] <= 2 * offered[0], "{offered:?}");
+        assert!(offered[2] <= 2 * offered[0], "{offered:?}");
     }
 }
