@@ -127,7 +127,9 @@ impl<V: BoundingVolume> MeshTree<V> {
     #[must_use]
     #[inline(always)]
     pub(crate) fn wide_for(&self, t_min: Real) -> Option<&WideLayout> {
-        self.wide.as_ref().filter(|_| t_min >= 0.0)
+        self.wide
+            .as_ref()
+            .filter(|_| t_min >= 0.0 && self.coordinate_scale <= FAST_RAY_SCALE)
     }
 
     /// Bytes of the 8-wide AABB layout that rays, shape casts and point
@@ -248,6 +250,13 @@ impl<V: BoundingVolume> MeshTree<V> {
         self.mesh
     }
 }
+
+/// The largest coordinate (2⁶⁰, about 1.2e18) of meshes whose raycasts
+/// take the wide kernels' rounded triangle test: beyond it the sheared
+/// coordinates' products may overflow `f32`, and only the binary kernels'
+/// careful test, which takes such triangles again at a smaller power of
+/// two, answers them.
+pub(crate) const FAST_RAY_SCALE: Real = 1_152_921_504_606_846_976.0;
 
 /// A [`MeshTree`] with a pose: queries take world-space input, which is
 /// brought into the mesh frame once per query (the mesh is never transformed).

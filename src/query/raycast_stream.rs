@@ -96,7 +96,7 @@ impl PendingLeaves {
 pub(super) fn interleavable<V: crate::bvh::BoundingVolume>(
     tree: &MeshTree<V>,
 ) -> Option<&WideLayout> {
-    tree.wide().filter(|w| {
+    tree.wide_for(0.0).filter(|w| {
         w.fits_array_stack() && w.bytes() + tree.leaf_triangles_bytes() > INTERLEAVE_FROM_BYTES
     })
 }

@@ -1231,3 +1231,54 @@ fn line_of_sight_answers_for_ends_up_to_about_1e38_apart() {
     );
     assert_eq!(sight, Visibility::Invalid, "6e38 apart: no length");
 }
+
+/// Meshes with coordinates from 2^60 to 2^126 (about 1e18 to 8e37) answer
+/// exactly as the same mesh and segments scaled down by that power of two
+/// (which changes no rounding): hits, `t` and triangles. From about 1e19
+/// the sheared coordinates' products overflow `f32`, and such meshes were
+/// accepted and then missed by every ray, line of sight included (a
+/// review's finding); they now take the binary kernels' careful test,
+/// which rescales the triangles whose products overflow.
+#[test]
+fn huge_meshes_answer_as_their_scaled_down_copies() {
+    let base = TriMesh::random_soup(1500, 4.0, 0.8, 17);
+    let mut rng = SplitMix(0x9e3779b9);
+    let segments: Vec<Segment> = (0..600)
+        .map(|_| {
+            Segment::new(
+                Point::from(rng.vector(-3.0, 3.0)),
+                Point::from(rng.vector(-3.0, 3.0)),
+            )
+        })
+        .collect();
+    let tree = MeshTree::<Aabb>::new(base.clone());
+    let expected: Vec<_> = segments
+        .iter()
+        .map(|s| tree.closest_hit(s).map(|h| (h.t, h.triangle)))
+        .collect();
+    assert!(expected.iter().filter(|e| e.is_some()).count() > 100);
+    for power in [60, 64, 70, 100, 125] {
+        let scale = (2.0 as Real).powi(power);
+        let vertices = base
+            .vertices()
+            .iter()
+            .map(|v| Point::from(v.coords * scale))
+            .collect();
+        let huge = TriMesh::new(vertices, base.indices().to_vec()).expect("finite");
+        let aabb = MeshTree::<Aabb>::new(huge.clone());
+        let obb = MeshTree::<PackedObb>::new(huge);
+        for (segment, want) in segments.iter().zip(&expected) {
+            let big = Segment::new(
+                Point::from(segment.a.coords * scale),
+                Point::from(segment.b.coords * scale),
+            );
+            let got = aabb.closest_hit(big).map(|h| (h.t, h.triangle));
+            assert_eq!(got, *want, "2^{power}: {segment:?}");
+            let obb_got = obb.closest_hit(big).map(|h| (h.t, h.triangle));
+            assert_eq!(obb_got, *want, "OBB 2^{power}: {segment:?}");
+            assert_eq!(aabb.any_hit(big).is_some(), want.is_some(), "2^{power}");
+            let sight = aabb.line_of_sight(&big.a, &big.b, &SightOptions::default());
+            assert_eq!(sight.is_visible(), want.is_none(), "2^{power}: {sight:?}");
+        }
+    }
+}

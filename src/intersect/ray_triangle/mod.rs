@@ -226,9 +226,11 @@ impl WatertightRay {
     ///   line stays outside it).
     /// - Misses: degenerate triangles, a range lying exactly in the
     ///   triangle's plane (edge-on), culled faces, zero-length segments,
-    ///   NaN or infinite coordinates, and coordinates so large (beyond
-    ///   about `1e19` from the origin) that the edge functions overflow:
-    ///   every raycast of the crate has that limit. At the other end, a
+    ///   and NaN or infinite coordinates. Coordinates so large (about
+    ///   `1e19` and beyond) that the sheared products overflow are tested
+    ///   again at a smaller power of two, which changes no rounding, so
+    ///   hits hold up to `f32`'s largest values (mesh trees beyond `2⁶⁰`
+    ///   take their binary kernels, which test this way). At the other end, a
     ///   hit on a triangle below about `1e-15` takes its edge functions
     ///   from `f64` products (in `f32` they go subnormal below `1e-19`),
     ///   and `t` comes from `f64` products wherever its `f32` ones could
@@ -373,6 +375,12 @@ impl WatertightRay {
             let zero: Lanes = std::array::from_fn(|i| x[i] * 0.0 + y[i] * 0.0 + z[i] * 0.0);
             (zero[0] + zero[1]) + (zero[2] + (det * 0.0 + t * 0.0)) == 0.0
         };
+        if CAREFUL && !finite(t) {
+            // Sheared coordinates or their products beyond `f32`'s range
+            // (coordinates of about 1e19 and more): the same test at a
+            // smaller power of two, which scales every rounding exactly.
+            return self.intersect_rescaled(tri, t_min, t_max, t_cap);
+        }
         if CAREFUL {
             // `t` is an average of the vertices' depths `z`, and so is the
             // exact crossing: when every depth lies inside the range by more
@@ -431,6 +439,46 @@ impl WatertightRay {
             w: wa * inv_det,
             front_face: det > 0.0,
         })
+    }
+
+    /// [`WatertightRay::intersect_lanes`] (careful) with the ray and the
+    /// triangle scaled by the power of two that brings their largest
+    /// coordinate near 2⁴⁰, for coordinates so large that the sheared
+    /// products overflow: scaling by a power of two changes no rounding
+    /// (nor `t`, the weights or any sign), so the answer is the one
+    /// `f32` with a wider exponent would give, watertight with neighbours
+    /// tested unscaled. `None` where nothing is that large (the overflow
+    /// came from NaN or infinite input).
+    #[cold]
+    #[inline(never)]
+    fn intersect_rescaled(
+        &self,
+        tri: &TriangleLanes,
+        t_min: Real,
+        t_max: Real,
+        t_cap: Real,
+    ) -> Option<TriangleHit> {
+        let triangle = tri.triangle();
+        let largest = [triangle.a, triangle.b, triangle.c, self.origin]
+            .iter()
+            .chain(self.end.iter())
+            .map(|p| p.coords.amax())
+            .fold(0.0, Real::max);
+        if !(largest.is_finite() && largest >= 1e18) {
+            return None;
+        }
+        // 2^(40 − e) for 2^e ≤ largest < 2^(e + 1), made from bits.
+        let exponent = ((largest.to_bits() >> 23) & 0xff) as i32 - 127;
+        let scale = Real::from_bits(((127 + 40 - exponent) as u32) << 23);
+        let ray = Ray::new(self.origin * scale, self.direction * scale);
+        let (mut scaled, usable) = WatertightRay::prepare(&ray, self.end.map(|e| e * scale));
+        scaled.culling = self.culling;
+        let shrunk = Triangle::new(triangle.a * scale, triangle.b * scale, triangle.c * scale);
+        usable
+            .then(|| {
+                scaled.intersect_lanes::<true>(&TriangleLanes::from(&shrunk), t_min, t_max, t_cap)
+            })
+            .flatten()
     }
 
     /// Whether the edge functions' signs are mixed (the line misses the
