@@ -369,3 +369,86 @@ pub(crate) fn faces(obj: &Bound<'_, PyAny>, vertex_count: usize) -> PyResult<Vec
     }
     Ok(out)
 }
+
+/// An int argument within `0..=largest`, or an error naming `name`: PyO3
+/// names the argument in `TypeError`s only, and Python's own messages for
+/// an int out of a Rust type's range ("out of range integral type
+/// conversion attempted") name nothing.
+fn bounded_int(obj: &Bound<'_, PyAny>, name: &str, largest: u64) -> PyResult<u64> {
+    if obj.is_instance_of::<pyo3::types::PyBool>() || !obj.is_instance_of::<pyo3::types::PyInt>() {
+        let kind = obj.get_type().name()?;
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{name} must be an int, not {kind}"
+        )));
+    }
+    obj.extract::<u64>()
+        .ok()
+        .filter(|&v| v <= largest)
+        .ok_or_else(|| {
+            pyo3::exceptions::PyOverflowError::new_err(format!(
+                "{name} must be an int from 0 to {largest}, not {obj}"
+            ))
+        })
+}
+
+/// A `layers` argument: a 32-bit layer mask.
+pub(crate) fn layers_arg(obj: &Bound<'_, PyAny>) -> PyResult<u32> {
+    Ok(bounded_int(obj, "layers", u64::from(u32::MAX))? as u32)
+}
+
+/// A `group` argument: a 32-bit group, or None for no group.
+pub(crate) fn group_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(bounded_int(obj, "group", u64::from(u32::MAX))? as u32))
+}
+
+/// A `limit` argument: a row count, or None for every row.
+pub(crate) fn limit_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(bounded_int(obj, "limit", usize::MAX as u64)? as usize))
+}
+
+/// An `ignore` argument: a sequence of int ids (a str is not one), each
+/// checked by the caller against what it names; errors name `ignore` and
+/// the item.
+pub(crate) fn ids_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    if obj.is_instance_of::<pyo3::types::PyString>() || obj.is_instance_of::<pyo3::types::PyBytes>()
+    {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "ignore must be a sequence of int ids, not a string",
+        ));
+    }
+    let items = obj.try_iter().map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err(format!(
+            "ignore must be a sequence of int ids, not {}",
+            obj.get_type()
+                .name()
+                .map_or_else(|_| "that".to_string(), |n| n.to_string())
+        ))
+    })?;
+    items
+        .enumerate()
+        .map(|(i, item)| {
+            let item = item?;
+            let bad = || {
+                pyo3::exceptions::PyTypeError::new_err(format!(
+                    "ignore item {i} must be an int id, not {item}"
+                ))
+            };
+            if item.is_instance_of::<pyo3::types::PyBool>()
+                || !item.is_instance_of::<pyo3::types::PyInt>()
+            {
+                return Err(bad());
+            }
+            item.extract::<i64>().map_err(|_| {
+                pyo3::exceptions::PyOverflowError::new_err(format!(
+                    "ignore item {i} is {item}, beyond any id"
+                ))
+            })
+        })
+        .collect()
+}

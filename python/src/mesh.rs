@@ -8,7 +8,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::arrays::{faces, rows};
+use crate::arrays::{RowsView, faces, rows};
 use crate::errors::{load_error, mesh_error};
 
 /// A triangle mesh: float32 vertices and triangles as vertex-index
@@ -30,6 +30,20 @@ pub(crate) fn mesh_from_arrays(
 ) -> PyResult<TriMesh> {
     let rows = rows(vertices, "vertices")?;
     let view = rows.view();
+    // A finite float64 beyond float32's range reads as infinite: say so,
+    // rather than let the mesh call it non-finite.
+    if let RowsView::F64(rows) = &view
+        && let Some(i) = (0..rows.nrows()).find(|&i| {
+            (0..3).any(|k| rows[[i, k]].is_finite() && !(rows[[i, k]] as f32).is_finite())
+        })
+    {
+        return Err(crate::errors::MeshError::new_err(format!(
+            "vertex {i} ({:e}, {:e}, {:e}) overflows float32",
+            rows[[i, 0]],
+            rows[[i, 1]],
+            rows[[i, 2]]
+        )));
+    }
     let points: Vec<Point> = (0..view.len()).map(|i| view.point(i)).collect();
     let indices = faces(faces_obj, points.len())?;
     TriMesh::new(points, indices).map_err(mesh_error)

@@ -7,6 +7,7 @@ use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
+use crate::arrays::limit_arg;
 use crate::pose::{Poses, pose, poses};
 use crate::results::id;
 use crate::tree::{MeshTree, with_tree};
@@ -68,7 +69,7 @@ pub(crate) fn touching_pairs<'py>(
     pose_a: Option<&Bound<'py, PyAny>>,
     tree_b: &Bound<'py, MeshTree>,
     pose_b: Option<&Bound<'py, PyAny>>,
-    limit: Option<usize>,
+    #[pyo3(from_py_with = limit_arg)] limit: Option<usize>,
 ) -> PyResult<Bound<'py, numpy::PyArray2<i64>>> {
     let (pose_a, pose_b) = (pose(pose_a, "pose_a")?, pose(pose_b, "pose_b")?);
     let (a, b) = (&tree_a.get().tree, &tree_b.get().tree);

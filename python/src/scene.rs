@@ -10,7 +10,10 @@ use numpy::{
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::arrays::{OneOrMany, Pairs, RowsView, ndarray, one_or_many, pairs, point, rows};
+use crate::arrays::{
+    OneOrMany, Pairs, RowsView, group_arg, ids_arg, layers_arg, ndarray, one_or_many, pairs, point,
+    rows,
+};
 use crate::batch::{Staging, blocks};
 use crate::errors::{SceneError, array_error, load_error, scene_error};
 use crate::mesh::mesh_like;
@@ -93,8 +96,8 @@ impl Scene {
         py: Python<'_>,
         mesh: &Bound<'_, PyAny>,
         pose: Option<&Bound<'_, PyAny>>,
-        layers: u32,
-        group: Option<u32>,
+        #[pyo3(from_py_with = layers_arg)] layers: u32,
+        #[pyo3(from_py_with = group_arg)] group: Option<u32>,
         volume: &str,
     ) -> PyResult<u32> {
         let pose = crate::pose::pose(pose, "pose")?;
@@ -183,14 +186,22 @@ impl Scene {
     }
 
     /// Sets the object's layer mask.
-    fn set_layers(&mut self, id: &Bound<'_, PyAny>, layers: u32) -> PyResult<()> {
+    fn set_layers(
+        &mut self,
+        id: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = layers_arg)] layers: u32,
+    ) -> PyResult<()> {
         let (_, object) = self.object_arg(id)?;
         self.world.set_layers(object, layers).map_err(scene_error)
     }
 
     /// Puts the object in a group (or none with None).
     #[pyo3(signature = (id, group))]
-    fn set_group(&mut self, id: &Bound<'_, PyAny>, group: Option<u32>) -> PyResult<()> {
+    fn set_group(
+        &mut self,
+        id: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = group_arg)] group: Option<u32>,
+    ) -> PyResult<()> {
         let (_, object) = self.object_arg(id)?;
         self.world.set_group(object, group).map_err(scene_error)
     }
@@ -219,8 +230,8 @@ impl Scene {
         py: Python<'py>,
         origins: &Bound<'py, PyAny>,
         ends: &Bound<'py, PyAny>,
-        layers: u32,
-        ignore: Vec<i64>,
+        #[pyo3(from_py_with = layers_arg)] layers: u32,
+        #[pyo3(from_py_with = ids_arg)] ignore: Vec<i64>,
     ) -> PyResult<Py<PyAny>> {
         let filter = self.filter(layers, ignore)?;
         let world = &self.world;
@@ -263,8 +274,8 @@ impl Scene {
         origins: &Bound<'py, PyAny>,
         directions: &Bound<'py, PyAny>,
         t_max: f32,
-        layers: u32,
-        ignore: Vec<i64>,
+        #[pyo3(from_py_with = layers_arg)] layers: u32,
+        #[pyo3(from_py_with = ids_arg)] ignore: Vec<i64>,
     ) -> PyResult<Py<PyAny>> {
         let filter = self.filter(layers, ignore)?;
         let world = &self.world;
@@ -303,8 +314,8 @@ impl Scene {
         eye: &Bound<'_, PyAny>,
         targets: &Bound<'_, PyAny>,
         margins: (f32, f32),
-        layers: u32,
-        ignore: Vec<i64>,
+        #[pyo3(from_py_with = layers_arg)] layers: u32,
+        #[pyo3(from_py_with = ids_arg)] ignore: Vec<i64>,
     ) -> PyResult<Sight> {
         let filter = self.filter(layers, ignore)?;
         let eye = point(eye, "eye")?;
@@ -336,8 +347,8 @@ impl Scene {
         py: Python<'py>,
         points: &Bound<'py, PyAny>,
         max_distance: f32,
-        layers: u32,
-        ignore: Vec<i64>,
+        #[pyo3(from_py_with = layers_arg)] layers: u32,
+        #[pyo3(from_py_with = ids_arg)] ignore: Vec<i64>,
     ) -> PyResult<Py<PyAny>> {
         let filter = self.filter(layers, ignore)?;
         let world = &self.world;
@@ -374,8 +385,8 @@ impl Scene {
         py: Python<'py>,
         tree: &Bound<'py, MeshTree>,
         pose: Option<&Bound<'py, PyAny>>,
-        layers: u32,
-        ignore: Vec<i64>,
+        #[pyo3(from_py_with = layers_arg)] layers: u32,
+        #[pyo3(from_py_with = ids_arg)] ignore: Vec<i64>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let filter = self.filter(layers, ignore)?;
         let pose = crate::pose::pose(pose, "pose")?;
@@ -391,8 +402,8 @@ impl Scene {
     fn overlapping_pairs<'py>(
         &self,
         py: Python<'py>,
-        layers: u32,
-        ignore: Vec<i64>,
+        #[pyo3(from_py_with = layers_arg)] layers: u32,
+        #[pyo3(from_py_with = ids_arg)] ignore: Vec<i64>,
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
         let filter = self.filter(layers, ignore)?;
         let world = &self.world;

@@ -14,7 +14,7 @@ use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::arrays::{OneOrMany, Pairs, RowsView, one_or_many, pairs, point, rows};
+use crate::arrays::{OneOrMany, Pairs, RowsView, ids_arg, one_or_many, pairs, point, rows};
 use crate::batch::{Staging, blocks};
 use crate::errors::{BoxtreeError, array_error, load_error};
 use crate::mesh::{Mesh, mesh_like};
@@ -218,7 +218,7 @@ impl MeshTree {
         eye: &Bound<'_, PyAny>,
         targets: &Bound<'_, PyAny>,
         margins: (f32, f32),
-        ignore: Vec<i64>,
+        #[pyo3(from_py_with = ids_arg)] ignore: Vec<i64>,
     ) -> PyResult<Sight> {
         let eye = point(eye, "eye")?;
         let targets = rows(targets, "targets")?;

@@ -222,3 +222,35 @@ def test_object_ids_are_ints_not_bools(bunny):
     assert 1 in scene and len(scene.ids) == 2
     scene.remove(np.int64(1))
     assert 1 not in scene
+
+
+def test_bad_integer_arguments_name_the_argument(bunny):
+    # PyO3 names the argument in TypeErrors only; an int out of range
+    # read "out of range integral type conversion attempted".
+    tree = boxtree.MeshTree(bunny)
+    scene = boxtree.Scene()
+    for layers in (-1, 2**32):
+        with pytest.raises(OverflowError, match="layers must be an int from 0 to 4294967295"):
+            scene.add(tree, layers=layers)
+    with pytest.raises(OverflowError, match="group must be an int"):
+        scene.add(tree, group=-1)
+    with pytest.raises(TypeError, match="layers"):
+        scene.add(tree, layers=1.5)
+    first = scene.add(tree)
+    with pytest.raises(OverflowError, match="layers"):
+        scene.set_layers(first, -3)
+    scene.update()
+    origin = np.zeros(3, dtype=np.float32)
+    target = np.ones(3, dtype=np.float32)
+    with pytest.raises(TypeError, match="ignore must be a sequence of int ids, not a string"):
+        scene.any_hit(origin, target, ignore="ab")
+    with pytest.raises(TypeError, match="ignore item 0 must be an int id"):
+        scene.any_hit(origin, target, ignore=[1.5])
+    with pytest.raises(OverflowError, match="ignore item 0 is 1180591620717411303424, beyond any id"):
+        scene.any_hit(origin, target, ignore=[2**70])
+    with pytest.raises(boxtree.SceneError, match="no object 7"):
+        scene.any_hit(origin, target, ignore=[7])
+    with pytest.raises(TypeError, match="ignore item 1"):
+        tree.line_of_sight(origin, target[None, :], ignore=[0, "x"])
+    with pytest.raises(OverflowError, match="limit must be an int"):
+        boxtree.touching_pairs(tree, None, tree, None, limit=-1)
