@@ -355,6 +355,34 @@ impl<V: BoundingVolume> MeshTree<V> {
         }
     }
 
+    /// A dive to the nearest leaf that starts both 8-wide descents,
+    /// pushing nothing: its triangles, offered to `nearest`, bound the
+    /// search before any sibling is looked at, so the full descent after
+    /// it keeps few of them. Returns the leaf's node, lane and first
+    /// position (`None` for an empty tree).
+    #[inline(always)]
+    fn dive<I: Isa>(
+        &self,
+        isa: I,
+        nodes: &[WideNode<8>],
+        p: &Point,
+        nearest: &mut Nearest,
+    ) -> Option<(u32, usize, u32)> {
+        let mut at = 0u32;
+        loop {
+            let node = &nodes[at as usize];
+            let lane = node.point_distances_on(isa, p, Real::INFINITY).nearest;
+            match node.child(lane) {
+                WideChild::Node(child) => at = child,
+                WideChild::Leaf { first, count } => {
+                    self.nearest_in_leaf(p, first, count, nearest);
+                    return Some((at, lane, first));
+                }
+                WideChild::Empty => return None,
+            }
+        }
+    }
+
     /// The nearest-first descent on the 8-wide layout: in packets where
     /// the layout fits the caches, one leaf at a time where it does not.
     #[inline(always)]
@@ -399,23 +427,9 @@ impl<V: BoundingVolume> MeshTree<V> {
         let mut items = stack_items();
         // (wide node, 0, d²) or (first leaf position, count ≥ 1, d²).
         let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
-        // A dive to the nearest leaf first, pushing nothing: its triangles
-        // bound the search before any sibling is looked at, so the full
-        // descent below keeps few of them (the dived leaf is not tested again).
-        let mut dived = u32::MAX;
-        let mut at = 0u32;
-        while dived == u32::MAX {
-            let node = &nodes[at as usize];
-            let lane = node.point_distances_on(isa, p, Real::INFINITY).nearest;
-            match node.child(lane) {
-                WideChild::Node(child) => at = child,
-                WideChild::Leaf { first, count } => {
-                    self.nearest_in_leaf(p, first, count, &mut nearest);
-                    dived = first;
-                }
-                WideChild::Empty => break,
-            }
-        }
+        // The dived leaf is not tested again.
+        let dived =
+            (self.dive(isa, nodes, p, &mut nearest)).map_or(u32::MAX, |(_, _, first)| first);
         let mut current = (0u32, 0u32, 0.0);
         loop {
             let (at, count, d2) = current;
@@ -510,24 +524,9 @@ impl<V: BoundingVolume> MeshTree<V> {
         let screened = |nearest: &mut Nearest, k: u32| {
             self.nearest_in_triangle(p, self.leaf_ray_triangle(k as usize), nearest);
         };
-        // A dive to the nearest leaf first, pushing nothing: its triangles
-        // bound the search before any sibling is looked at, so the full
-        // descent below keeps few of them (the dived leaf is not tested
-        // again: `skip` clears its lane at its node).
-        let (mut dived, mut skip) = (u32::MAX, 0u32);
-        let mut at = 0u32;
-        while dived == u32::MAX {
-            let node = &nodes[at as usize];
-            let lane = node.point_distances_on(isa, p, Real::INFINITY).nearest;
-            match node.child(lane) {
-                WideChild::Node(child) => at = child,
-                WideChild::Leaf { first, count } => {
-                    self.nearest_in_leaf(p, first, count, &mut nearest);
-                    (dived, skip) = (at, 1 << lane);
-                }
-                WideChild::Empty => break,
-            }
-        }
+        // The dived leaf is not tested again: `skip` clears its lane at its node.
+        let (dived, skip) = (self.dive(isa, nodes, p, &mut nearest))
+            .map_or((u32::MAX, 0), |(at, lane, _)| (at, 1 << lane));
         let mut items = stack_items();
         let mut stack = ArrayStack::<(u32, Real)>::new(&mut items);
         let mut current = (0u32, 0.0);
