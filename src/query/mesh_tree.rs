@@ -32,6 +32,10 @@ pub struct MeshTree<V> {
     leaf_triangles: PageArray<TriangleLanes>,
     /// Largest absolute vertex coordinate: the scale of rounding errors in queries.
     coordinate_scale: Real,
+    /// The largest extent of one triangle along an axis: every vertex of a
+    /// triangle that comes within `r` of a point lies within `r` plus this
+    /// of it, along each axis.
+    triangle_extent: Real,
     /// Each wide node's leaf triangles eight to a packet, made by the first
     /// nearest-point query (trees never asked for one hold none).
     nearest_packets: OnceLock<NearestPackets>,
@@ -64,12 +68,14 @@ impl<V: BoundingVolume> MeshTree<V> {
         leaf_triangles: PageArray<TriangleLanes>,
     ) -> Self {
         let coordinate_scale = coordinate_scale(&mesh);
+        let triangle_extent = triangle_extent(&mesh);
         MeshTree {
             mesh,
             bvh,
             wide,
             leaf_triangles,
             coordinate_scale,
+            triangle_extent,
             nearest_packets: OnceLock::new(),
         }
     }
@@ -191,6 +197,11 @@ impl<V: BoundingVolume> MeshTree<V> {
         self.coordinate_scale
     }
 
+    /// The largest extent of one triangle along an axis (see the field).
+    pub(crate) fn triangle_extent(&self) -> Real {
+        self.triangle_extent
+    }
+
     /// The mesh.
     #[must_use]
     pub fn mesh(&self) -> &TriMesh {
@@ -231,6 +242,7 @@ impl<V: BoundingVolume> MeshTree<V> {
             });
         }
         self.coordinate_scale = coordinate_scale(&self.mesh);
+        self.triangle_extent = triangle_extent(&self.mesh);
         self.nearest_packets = OnceLock::new();
         Ok(())
     }
@@ -294,6 +306,17 @@ const LAYOUTS_APART_FROM: usize = 1 << 15;
 /// hand-off (without the `parallel` feature they run in turn regardless).
 pub(crate) fn apart(mesh: &TriMesh, wanted: bool) -> bool {
     wanted && mesh.len() >= LAYOUTS_APART_FROM
+}
+
+fn triangle_extent(mesh: &TriMesh) -> Real {
+    let v = mesh.vertices();
+    mesh.indices()
+        .iter()
+        .map(|&[a, b, c]| {
+            let (a, b, c) = (v[a as usize], v[b as usize], v[c as usize]);
+            (b - a).amax().max((c - a).amax()).max((c - b).amax())
+        })
+        .fold(0.0, Real::max)
 }
 
 fn coordinate_scale(mesh: &TriMesh) -> Real {
