@@ -4,13 +4,13 @@
 //! distance so far (plus the rounding slack, so that ties reach the rule).
 
 use crate::bounding_volume::Aabb;
-use crate::bvh::{ArrayStack, TraversalStack, Visit, nearest_first, set_bits, stack_items};
+use crate::bvh::{Visit, WideNode, set_bits};
 use crate::math::{Point, Real, is_finite_point, length_wide, squared_reach};
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::{PointProjection, PointQuery};
 use crate::scene::object::{Object, PLACED_PAD};
 use crate::scene::top_tree::TopTree;
-use crate::scene::{Filter, ObjectId, Scene, with_tree};
+use crate::scene::{Filter, NodeEntries, ObjectId, Scene, with_tree};
 use crate::simd::Baseline;
 
 /// The point of a scene nearest a query point: the object, and the
@@ -155,67 +155,50 @@ fn unpadded_distance_squared(b: &Aabb, p: &Point) -> Real {
     Aabb::from_center_half_extents(c, half).distance_squared(p)
 }
 
-/// The nearest-first descent of the top level (leaves and nodes alike, the
-/// nearest next and the second nearest after it, by box distance).
+/// The nearest-first descent of the top level ([`Scene::descend_nearest`]
+/// by box distance).
 fn descend(
     scene: &Scene,
     top: &TopTree,
     p: &Point,
     best: &mut Option<ScenePoint>,
     reach: impl Fn(&Option<ScenePoint>) -> Real,
-    mut offer: impl FnMut(u32, &Object, &mut Option<ScenePoint>),
+    offer: impl FnMut(u32, &Object, &mut Option<ScenePoint>),
 ) {
-    let nodes = top.wide.nodes();
     let padded = PLACED_PAD * p.coords.amax() > scene.mesh_scale() / 16.0;
-    let mut items = stack_items();
-    // (wide node, 0, distance) or (object, 1, distance).
-    let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
-    let mut current = (0u32, 0u32, 0.0);
-    loop {
-        let (at, count, d) = current;
-        if d <= reach(best) {
-            if count == 0 {
-                let node = &nodes[at as usize];
-                let r = reach(best);
-                let distances = node.point_distances_on(Baseline::default(), p, squared_reach(r));
-                if distances.within != 0 {
-                    // Keys from the `f32` squares where those are normal
-                    // numbers or 0 (a lower bound either way), else from
-                    // the box in `f64` (see `box_distance`).
-                    let child = |lane: usize| {
-                        let squared = distances.squared[lane];
-                        let key = if squared.is_normal() || squared == 0.0 {
-                            squared.sqrt()
-                        } else {
-                            box_distance(&node.child_box(lane), p)
-                        };
-                        node.keyed_child(lane, key)
-                    };
-                    // Where world boxes' pads (`placed_box`: `64 ε` of their
-                    // centre) outgrow a sixteenth of the meshes, the order
-                    // (not the keys, which prune) comes from the boxes less
-                    // that pad: a point inside several padded boxes could
-                    // not tell them apart (a grid of 0.2 m balls 1e5 m out:
-                    // 4.9 times the origin's exact closest points).
-                    let mut order = distances.squared;
-                    if padded {
-                        for lane in set_bits(u64::from(distances.within)) {
-                            order[lane] = unpadded_distance_squared(&node.child_box(lane), p);
-                        }
-                    }
-                    current = nearest_first(&order, distances.within, child, &mut stack);
-                    continue;
-                }
-            } else if let Some(object) = &scene.objects_table()[at as usize] {
-                // A leaf: its box, within reach, is its object's.
-                offer(at, object, best);
+    let enter = |node: &WideNode<8>, r: Real| {
+        let distances = node.point_distances_on(Baseline::default(), p, squared_reach(r));
+        if distances.within == 0 {
+            return None;
+        }
+        // Where world boxes' pads (`placed_box`: `64 ε` of their centre)
+        // outgrow a sixteenth of the meshes, the order (not the keys, which
+        // prune) comes from the boxes less that pad: a point inside several
+        // padded boxes could not tell them apart (a grid of 0.2 m balls
+        // 1e5 m out: 4.9 times the origin's exact closest points).
+        let mut order = distances.squared;
+        if padded {
+            for lane in set_bits(u64::from(distances.within)) {
+                order[lane] = unpadded_distance_squared(&node.child_box(lane), p);
             }
         }
-        match stack.pop() {
-            Some(next) => current = next,
-            None => return,
+        Some(NodeEntries {
+            lanes: distances.within,
+            order,
+            measure: distances.squared,
+        })
+    };
+    // Keys from the `f32` squares where those are normal numbers or 0 (a
+    // lower bound either way), else from the box in `f64` (see
+    // `box_distance`).
+    let key = |node: &WideNode<8>, lane: usize, squared: Real| {
+        if squared.is_normal() || squared == 0.0 {
+            squared.sqrt()
+        } else {
+            box_distance(&node.child_box(lane), p)
         }
-    }
+    };
+    scene.descend_nearest(top, best, reach, enter, key, offer);
 }
 
 #[cfg(test)]

@@ -43,7 +43,9 @@ pub use raycast::{SceneHit, SceneTriangle};
 pub use shape_cast::{SceneCastHit, SceneMeshCastHit};
 
 use crate::bounding_volume::Aabb;
-use crate::bvh::{ArrayStack, TraversalStack, Visit, WideChild, WideNode, set_bits, stack_items};
+use crate::bvh::{
+    ArrayStack, TraversalStack, Visit, WideChild, WideNode, nearest_first, set_bits, stack_items,
+};
 use crate::math::{Isometry, Point, Real};
 use crate::mesh::MeshError;
 use object::{Object, Slot, is_finite_pose, rigid};
@@ -488,6 +490,57 @@ impl Scene {
         }
     }
 
+    /// The nearest-first descent of the top level that closest hits,
+    /// nearest points and casts share: of a node's children that `enter`
+    /// keeps, the first in its `order` next and the runner-up after it,
+    /// the rest beneath ([`nearest_first`]), each pushed with the key
+    /// `key(node, lane, measure)` (made only for the children pushed); a
+    /// popped entry whose key lies beyond `reach(state)` is dropped, and an
+    /// object leaf goes to `offer`. An object's query costs far more than
+    /// a node's box tests, so a far leaf must not be asked before a nearer
+    /// subtree. `enter` gets the node and the current reach.
+    #[inline(always)]
+    pub(crate) fn descend_nearest<S>(
+        &self,
+        top: &TopTree,
+        state: &mut S,
+        reach: impl Fn(&S) -> Real,
+        mut enter: impl FnMut(&WideNode<8>, Real) -> Option<NodeEntries>,
+        key: impl Fn(&WideNode<8>, usize, Real) -> Real,
+        mut offer: impl FnMut(u32, &Object, &mut S),
+    ) {
+        let nodes = top.wide.nodes();
+        let mut items = stack_items();
+        // (wide node, 0, key) or (object, 1, key).
+        let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
+        // The root's key, 0, is never beyond a reach (every caller's is
+        // at least 0, or NaN, which drops the root as it drops any key).
+        let mut current = (0u32, 0u32, 0.0);
+        loop {
+            let (at, count, bound) = current;
+            let r = reach(state);
+            if bound <= r {
+                if count == 0 {
+                    let node = &nodes[at as usize];
+                    if let Some(entries) = enter(node, r) {
+                        let child = |lane: usize| {
+                            node.keyed_child(lane, key(node, lane, entries.measure[lane]))
+                        };
+                        current = nearest_first(&entries.order, entries.lanes, child, &mut stack);
+                        continue;
+                    }
+                } else if let Some(object) = &self.objects[at as usize] {
+                    // A leaf: its box, within reach, is its object's.
+                    offer(at, object, state);
+                }
+            }
+            match stack.pop() {
+                Some(next) => current = next,
+                None => return,
+            }
+        }
+    }
+
     /// [`Scene::visit_objects`] over the top-level tree.
     #[inline(always)]
     fn visit_indexed(
@@ -567,6 +620,15 @@ impl Scene {
     pub(crate) fn mesh_scale(&self) -> Real {
         self.mesh_scale
     }
+}
+
+/// What [`Scene::descend_nearest`] keeps of a node: its children `lanes`,
+/// the `order` they are taken in, and the `measure` their keys are made of
+/// (the same but where the order must not prune, see `Scene::closest_point`).
+pub(crate) struct NodeEntries {
+    pub(crate) lanes: u32,
+    pub(crate) order: [Real; 8],
+    pub(crate) measure: [Real; 8],
 }
 
 /// Which world boxes a broad-phase walk of the top level keeps: a test of

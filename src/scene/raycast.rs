@@ -9,15 +9,16 @@
 //! coordinates ([`HitSlack`]).
 
 use crate::bounding_volume::Aabb;
+use crate::bvh::WideNode;
 use crate::bvh::{
-    ArrayStack, BoundingVolume, TraversalRay, TraversalStack, Visit, nearest_first, set_bits,
-    stack_items,
+    ArrayStack, BoundingVolume, TraversalRay, TraversalStack, Visit, set_bits, stack_items,
 };
 use crate::math::{Point, Real, is_finite_point};
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::line_of_sight::sight_span;
 use crate::query::raycast::{PreparedRay, prune_slack};
 use crate::query::{RayHit, SightOptions, Visibility};
+use crate::scene::NodeEntries;
 use crate::scene::object::Object;
 use crate::scene::top_tree::TopTree;
 use crate::simd::{Avx2, Baseline, Isa, avx2_fn};
@@ -374,12 +375,8 @@ impl Scene {
         }
     }
 
-    /// The closest-hit descent of the top level: of a node's entered
-    /// children, leaves and inner nodes alike, the nearest is taken next
-    /// and the second nearest popped after it (an object's query costs far
-    /// more than a node's slab test, so a far leaf must not be asked before
-    /// a nearer subtree); the rest wait unordered, and are usually pruned
-    /// by then ([`nearest_first`]).
+    /// The closest-hit descent of the top level ([`Scene::descend_nearest`]
+    /// by the children's entry parameters).
     #[inline(always)]
     fn closest_descent<I: Isa>(
         &self,
@@ -391,36 +388,22 @@ impl Scene {
         best: &mut Option<SceneHit>,
     ) {
         let slack = HitSlack::new(ray, self.mesh_scale());
-        let reach_of = |best: &Option<SceneHit>| {
+        let reach = |best: &Option<SceneHit>| {
             best.map_or(span.t_max, |b| slack.after(b.hit.t))
                 .min(span.t_max)
         };
-        let nodes = top.wide.nodes();
-        let mut items = stack_items();
-        // (wide node, 0, entry) or (object, 1, entry).
-        let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
-        let mut current = (0u32, 0u32, span.t_min);
-        loop {
-            let (at, count, entry) = current;
-            if entry <= reach_of(best) {
-                if count == 0 {
-                    let node = &nodes[at as usize];
-                    let spans = node.ray_entries_on(isa, ray, span.t_min, reach_of(best), NO_ENDS);
-                    if spans.entered != 0 {
-                        let child = |lane: usize| node.keyed_child(lane, spans.enter[lane]);
-                        current = nearest_first(&spans.enter, spans.entered, child, &mut stack);
-                        continue;
-                    }
-                } else if let Some(object) = &self.objects_table()[at as usize] {
-                    // A leaf: its box, entered before the best hit, is its object's.
-                    self.offer_closest(at, object, span, filter, best, slack);
-                }
-            }
-            match stack.pop() {
-                Some(next) => current = next,
-                None => return,
-            }
-        }
+        let enter = |node: &WideNode<8>, reach: Real| {
+            let spans = node.ray_entries_on(isa, ray, span.t_min, reach, NO_ENDS);
+            (spans.entered != 0).then_some(NodeEntries {
+                lanes: spans.entered,
+                order: spans.enter,
+                measure: spans.enter,
+            })
+        };
+        let offer = |at: u32, object: &Object, best: &mut Option<SceneHit>| {
+            self.offer_closest(at, object, span, filter, best, slack);
+        };
+        self.descend_nearest(top, best, reach, enter, |_, _, t| t, offer);
     }
 
     /// Every hit along the span on the objects the filter accepts, sorted

@@ -7,9 +7,7 @@
 use std::cell::Cell;
 
 use crate::bounding_volume::Aabb;
-use crate::bvh::{
-    ArrayStack, BoundingVolume, TraversalStack, Visit, nearest_first, set_bits, stack_items,
-};
+use crate::bvh::{BoundingVolume, Visit, WideNode, set_bits};
 use crate::math::{Real, Vector, is_finite_vector};
 use crate::query::batch::{Threads, fill_batch};
 use crate::query::shape_cast::{CastPath, world_hit};
@@ -17,7 +15,7 @@ use crate::query::{BoomStop, CameraBoom, CastHit, MeshCastHit, PlacedMesh, Shape
 use crate::scene::Overlapping;
 use crate::scene::object::{Object, is_finite_pose, placed_box};
 use crate::scene::top_tree::TopTree;
-use crate::scene::{Filter, ObjectId, Scene, SceneTriangle, with_tree};
+use crate::scene::{Filter, NodeEntries, ObjectId, Scene, SceneTriangle, with_tree};
 
 /// Where a cast first touches a scene: the object and the contact (the
 /// object's triangle id; point and normal in world space).
@@ -199,11 +197,11 @@ impl Scene {
         CastPath::new(cast, self.mesh_scale() + near)
     }
 
-    /// The nearest-first descent of the top level for a cast: of a node's
-    /// entered children (boxes grown by the shape), the one entered first
-    /// next and the runner-up after it ([`nearest_first`]), each popped
-    /// entry checked against the best contact's time (`reach`), so that an
-    /// early contact prunes the objects further along the path.
+    /// The nearest-first descent of the top level for a cast
+    /// ([`Scene::descend_nearest`] by the entry times of the boxes grown
+    /// by the shape), each popped entry checked against the best contact's
+    /// time (`reach`), so that an early contact prunes the objects further
+    /// along the path.
     fn cast_descent(
         &self,
         top: &TopTree,
@@ -211,38 +209,23 @@ impl Scene {
         reach: &Cell<Real>,
         mut offer: impl FnMut(u32, &Object),
     ) {
-        let nodes = top.wide.nodes();
-        let mut items = stack_items();
-        // (wide node, 0, entry) or (object, 1, entry).
-        let mut stack = ArrayStack::<(u32, u32, Real)>::new(&mut items);
-        let mut current = (0u32, 0u32, 0.0);
-        loop {
-            let (at, count, entry) = current;
-            if entry <= reach.get() {
-                if count == 0 {
-                    let node = &nodes[at as usize];
-                    let mut entries = [Real::INFINITY; 8];
-                    let mut entered = 0u32;
-                    for lane in set_bits(u64::from(node.used_lanes())) {
-                        if let Some(t) = path.entry(&node.child_box(lane), reach.get()) {
-                            entries[lane] = t;
-                            entered |= 1 << lane;
-                        }
-                    }
-                    if entered != 0 {
-                        let child = |lane: usize| node.keyed_child(lane, entries[lane]);
-                        current = nearest_first(&entries, entered, child, &mut stack);
-                        continue;
-                    }
-                } else if let Some(object) = &self.objects_table()[at as usize] {
-                    offer(at, object);
+        let enter = |node: &WideNode<8>, reach: Real| {
+            let mut entries = [Real::INFINITY; 8];
+            let mut entered = 0u32;
+            for lane in set_bits(u64::from(node.used_lanes())) {
+                if let Some(t) = path.entry(&node.child_box(lane), reach) {
+                    entries[lane] = t;
+                    entered |= 1 << lane;
                 }
             }
-            match stack.pop() {
-                Some(next) => current = next,
-                None => return,
-            }
-        }
+            (entered != 0).then_some(NodeEntries {
+                lanes: entered,
+                order: entries,
+                measure: entries,
+            })
+        };
+        let offer = |at: u32, object: &Object, (): &mut ()| offer(at, object);
+        self.descend_nearest(top, &mut (), |()| reach.get(), enter, |_, _, t| t, offer);
     }
 
     /// Where the camera may stand on `boom` among the objects the filter
