@@ -436,10 +436,6 @@ impl<V: BoundingVolume> MeshTree<V> {
     ) -> Option<PointProjection> {
         let p = &query.point;
         let nodes = wide.nodes();
-        // On trees larger than the caches each node and leaf is a miss:
-        // the children that stay in reach are asked for as soon as they
-        // are known (the nearest is read next, the others after it).
-        let prefetch = wide.outgrows_cache();
         // Box distances are relative to themselves: only the triangles'
         // coordinates count.
         let mut nearest = Nearest::new(query, self.closest_point_rounding(), self.near_scale(p));
@@ -473,9 +469,11 @@ impl<V: BoundingVolume> MeshTree<V> {
                             (node.inner_child(lane), 0, distances.squared[lane])
                         }
                     };
-                    if prefetch {
-                        self.prefetch_children(nodes, node, near, leaves);
-                    }
+                    // Each node and leaf is a miss on a tree this large:
+                    // the children that stay in reach are asked for as
+                    // soon as they are known (the nearest is read next,
+                    // the others after it).
+                    self.prefetch_children(nodes, node, near, leaves);
                     // The nearest child next, the second nearest on top of
                     // the stack; the others wait beneath it with their
                     // distances, checked again when popped.
@@ -569,13 +567,8 @@ impl<V: BoundingVolume> MeshTree<V> {
                             screened,
                         );
                     } else {
-                        let mut pending = near_leaves;
-                        while pending != 0 {
-                            let lane = pending.trailing_zeros() as usize;
-                            pending &= pending - 1;
-                            let (first, count) = node.leaf_range(lane);
-                            self.nearest_in_leaf(p, first, count, &mut nearest);
-                        }
+                        let (first, count) = node.leaf_range(near_leaves.trailing_zeros() as usize);
+                        self.nearest_in_leaf(p, first, count, &mut nearest);
                     }
                 }
                 let inner = distances.within & !leaves;
@@ -714,8 +707,17 @@ mod tests {
         let mesh = TriMesh::terrain(30, 10.0, 2.0, 5);
         let mut tree = MeshTree::<Aabb>::new(mesh.clone());
         let p = Point::new(1.0, 2.0, 6.0);
+        let unasked = tree.bytes();
         assert!(tree.closest_point(p).is_some());
         let bytes = tree.bytes();
+        // What the docs say the packets take: about 60 bytes a triangle (a
+        // packet is 352 bytes for up to eight, and a node's last is partly
+        // empty).
+        let per_triangle = (bytes - unasked) / mesh.len();
+        assert!(
+            (44..=80).contains(&per_triangle),
+            "{per_triangle} bytes a triangle"
+        );
         let moved: Vec<Point> = mesh
             .vertices()
             .iter()
@@ -739,7 +741,7 @@ mod tests {
                 "{q:?}"
             );
         }
-        assert!(tree.bytes() > 0);
+        assert_eq!(tree.bytes(), bytes, "the packets made again, as many");
     }
 
     /// Pins the descent's slack relative to the best distance (8cadaad): a

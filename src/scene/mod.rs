@@ -67,7 +67,6 @@ pub enum SceneError {
         /// The object being moved, or `None` for one being added.
         object: Option<ObjectId>,
     },
-
     /// The new vertices of a deformed object were rejected.
     Mesh {
         /// The object being deformed.
@@ -106,7 +105,6 @@ impl fmt::Display for SceneError {
             SceneError::ZeroRotation { object } => {
                 write!(f, "a zero rotation quaternion for {}", which(object))
             }
-
             SceneError::Mesh { object, .. } => {
                 write!(
                     f,
